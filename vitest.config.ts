@@ -1,0 +1,40 @@
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Two projects: the solver is a pure library tested under Node; everything
+// else runs inside workerd with the bindings of wrangler.toml.
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "solver",
+          include: ["test/solver/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 60_000,
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest(async () => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                JWT_SECRET: "test-jwt-secret-0123456789abcdef0123456789abcdef",
+                OPERATOR_TOKEN: "test-operator-token",
+                TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/solver/**"],
+          setupFiles: ["./test/setup.ts"],
+          testTimeout: 30_000,
+        },
+      },
+    ],
+  },
+});
