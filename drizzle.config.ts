@@ -1,0 +1,9 @@
+import { defineConfig } from "drizzle-kit";
+
+// Migrations are generated from the schema into /migrations, where wrangler
+// (`wrangler d1 migrations apply`) and the tests read them.
+export default defineConfig({
+  dialect: "sqlite",
+  schema: "./src/worker/db/schema.ts",
+  out: "./migrations",
+});

@@ -1,0 +1,341 @@
+/**
+ * The one definition of every table. Migrations in /migrations are generated
+ * from this file by drizzle-kit; hand-written SQL migrations only add what
+ * drizzle cannot express (FTS5 virtual tables, triggers, reference data).
+ *
+ * Conventions:
+ * - every tenant row carries `company_id`; every query filters by it;
+ * - date-times are ISO 8601 UTC strings `YYYY-MM-DDTHH:MM:SSZ`, so text
+ *   comparison orders them correctly and filters can use indexes;
+ * - coordinates are stored as separate `lng` / `lat` columns (WGS84).
+ */
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+const now = sql`(strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))`;
+
+export const companies = sqliteTable("companies", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  slug: text("slug").notNull().unique(),
+  companyname: text("companyname").notNull(),
+  /** The depot address: company centre and default start of tours. */
+  location_id: integer("location_id"),
+  pricing_package: integer("pricing_package").notNull().default(0),
+  test_phase: integer("test_phase", { mode: "boolean" }).notNull().default(false),
+  timezone: text("timezone").notNull().default("Europe/Berlin"),
+  created_at: text("created_at").notNull().default(now),
+});
+
+/** Dispatchers, watchers and drivers share one table, told apart by `usertype`. */
+export const users = sqliteTable(
+  "users",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    usertype: text("usertype", { enum: ["dispatcher", "watcher", "driver"] }).notNull(),
+    /** Stored lower-case: emails are case-insensitive. */
+    email: text("email").notNull(),
+    password_hash: text("password_hash"),
+    firstname: text("firstname"),
+    lastname: text("lastname"),
+    expires: text("expires"),
+    active: integer("active", { mode: "boolean" }).notNull().default(false),
+    confirmed_at: text("confirmed_at"),
+    /** SHA-256 of the invitation / activation code sent by email. */
+    code_hash: text("code_hash"),
+    mobilenr: text("mobilenr"),
+    htmlcolor: text("htmlcolor"),
+    vehicle: text("vehicle"),
+    status: integer("status"),
+    /** Device identifier given at driver activation. */
+    imei: text("imei"),
+    created_at: text("created_at").notNull().default(now),
+  },
+  (t) => [
+    uniqueIndex("users_company_email").on(t.company_id, t.email),
+    index("users_company_type").on(t.company_id, t.usertype),
+    index("users_code").on(t.company_id, t.code_hash),
+  ],
+);
+
+export const driverAvailabilities = sqliteTable(
+  "driver_availabilities",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    driver_id: integer("driver_id").notNull().references(() => users.id),
+    fromtime: text("fromtime").notNull(),
+    totime: text("totime").notNull(),
+  },
+  (t) => [index("availabilities_driver_time").on(t.company_id, t.driver_id, t.fromtime)],
+);
+
+export const driverTracking = sqliteTable(
+  "driver_tracking",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    driver_id: integer("driver_id").notNull().references(() => users.id),
+    timestamp: text("timestamp").notNull(),
+    lng: real("lng").notNull(),
+    lat: real("lat").notNull(),
+  },
+  (t) => [index("tracking_driver_time").on(t.company_id, t.driver_id, t.timestamp)],
+);
+
+export const addresses = sqliteTable(
+  "addresses",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    contactcompany: text("contactcompany"),
+    customernr: text("customernr"),
+    contactfirstname: text("contactfirstname"),
+    contactlastname: text("contactlastname"),
+    street: text("street"),
+    housenumber: text("housenumber"),
+    postalcode: text("postalcode"),
+    city: text("city"),
+    district: text("district"),
+    country: text("country"),
+    email: text("email"),
+    phonenr: text("phonenr"),
+    lng: real("lng"),
+    lat: real("lat"),
+    addresstype: text("addresstype"),
+    /** Where the coordinate came from: `input`, `gazetteer`, `provider`. */
+    geocode_source: text("geocode_source"),
+    created_at: text("created_at").notNull().default(now),
+  },
+  (t) => [index("addresses_company_lat").on(t.company_id, t.lat), index("addresses_company_postalcode").on(t.company_id, t.postalcode)],
+);
+
+export const vehicles = sqliteTable(
+  "vehicles",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    name: text("name").notNull(),
+    plate: text("plate"),
+    vehicle_class: text("vehicle_class").notNull().default("car"),
+    depot_location_id: integer("depot_location_id").references(() => addresses.id),
+    driver_id: integer("driver_id").references(() => users.id),
+    capacity_1: integer("capacity_1"),
+    capacity_2: integer("capacity_2"),
+    capacity_3: integer("capacity_3"),
+    daily_rate: real("daily_rate"),
+    km_rate: real("km_rate"),
+    waiting_hour_rate: real("waiting_hour_rate"),
+    traveltime_factor: real("traveltime_factor"),
+    /** Time of day `hh:mm:ss+hh:mm` (offset resolved at write time). */
+    departure_time_from: text("departure_time_from"),
+    departure_time_to: text("departure_time_to"),
+    return_time_to: text("return_time_to"),
+    max_tour_duration: integer("max_tour_duration"),
+    active: integer("active", { mode: "boolean" }).notNull().default(true),
+  },
+  (t) => [uniqueIndex("vehicles_company_name").on(t.company_id, t.name)],
+);
+
+export const routes = sqliteTable(
+  "routes",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    /** The routing process that produced the route: makes queue redelivery idempotent. */
+    process_id: text("process_id"),
+    creationtime: text("creationtime").notNull().default(now),
+    ast: text("ast"),
+    tst_from: text("tst_from"),
+    tst_to: text("tst_to"),
+    pst: integer("pst"),
+    /** Metres. */
+    distance: integer("distance").notNull().default(0),
+    driver_id: integer("driver_id").references(() => users.id),
+    /** Seconds; rendered in minutes by /route and in seconds by /routemetadata. */
+    gross_duration: integer("gross_duration").notNull().default(0),
+    net_duration: integer("net_duration").notNull().default(0),
+    status: integer("status").notNull().default(0),
+    custom_id: text("custom_id"),
+    previous_deliveries: text("previous_deliveries", { mode: "json" }).$type<number[]>().notNull().default(sql`'[]'`),
+    previous_drivers: text("previous_drivers", { mode: "json" }).$type<number[]>().notNull().default(sql`'[]'`),
+    replaces: integer("replaces"),
+    replaced_by: integer("replaced_by"),
+    routebase_address_id: integer("routebase_address_id").references(() => addresses.id),
+    areatext: text("areatext"),
+    htmlcolor: text("htmlcolor"),
+    /** GeoJSON LineString. */
+    routestring: text("routestring", { mode: "json" }).$type<{ type: "LineString"; coordinates: number[][] }>(),
+  },
+  (t) => [
+    index("routes_company_status").on(t.company_id, t.status),
+    index("routes_company_driver").on(t.company_id, t.driver_id),
+    index("routes_process").on(t.company_id, t.process_id),
+  ],
+);
+
+export const deliveries = sqliteTable(
+  "deliveries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    deliveryissuename: text("deliveryissuename"),
+    pdt_from: text("pdt_from"),
+    pdt_to: text("pdt_to"),
+    eta_from: text("eta_from"),
+    eta_to: text("eta_to"),
+    tdt_from: text("tdt_from"),
+    tdt_to: text("tdt_to"),
+    ddt_from: text("ddt_from"),
+    ddt_to: text("ddt_to"),
+    ata: text("ata"),
+    atd: text("atd"),
+    els: integer("els"),
+    als: real("als"),
+    tfp: integer("tfp"),
+    creationtime: text("creationtime").notNull().default(now),
+    deliverprio: integer("deliverprio"),
+    orderindex: integer("orderindex"),
+    load: integer("load"),
+    notes: text("notes"),
+    custom_id: text("custom_id"),
+    custom_tour: text("custom_tour"),
+    drivernotes: text("drivernotes"),
+    final: integer("final", { mode: "boolean" }),
+    vehicle: text("vehicle"),
+    scancode: text("scancode"),
+    notify_customer: integer("notify_customer", { mode: "boolean" }).notNull().default(false),
+    deliverylocation_id: integer("deliverylocation_id").references(() => addresses.id),
+    supplierlocation_id: integer("supplierlocation_id").references(() => addresses.id),
+    route_id: integer("route_id").references(() => routes.id),
+    status: integer("status").notNull().default(0),
+    code: integer("code"),
+    distances: text("distances"),
+    deliverytype_id: integer("deliverytype_id"),
+    waiting_time: integer("waiting_time"),
+    /** Delivery whose pickup must precede this one on the same tour. */
+    pickup_ref_id: integer("pickup_ref_id"),
+  },
+  (t) => [
+    index("deliveries_company_status").on(t.company_id, t.status),
+    index("deliveries_company_route").on(t.company_id, t.route_id, t.orderindex),
+    index("deliveries_company_pdt").on(t.company_id, t.pdt_from),
+  ],
+);
+
+export const tourAreas = sqliteTable(
+  "tour_areas",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    areaname: text("areaname"),
+    driver_id: integer("driver_id").references(() => users.id),
+    /** GeoJSON MultiPolygon: union of the member postal-code areas. */
+    geom: text("geom", { mode: "json" }).$type<{ type: "MultiPolygon"; coordinates: number[][][][] }>(),
+    created_at: text("created_at").notNull().default(now),
+  },
+  (t) => [index("tour_areas_company").on(t.company_id)],
+);
+
+/** Which postal-code areas make up a company's tour area (gives `plzarea.area_id`). */
+export const tourAreaMembers = sqliteTable(
+  "tour_area_members",
+  {
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    tourarea_id: integer("tourarea_id").notNull().references(() => tourAreas.id, { onDelete: "cascade" }),
+    postal_area_gid: integer("postal_area_gid").notNull().references(() => postalAreas.gid),
+  },
+  (t) => [primaryKey({ columns: [t.tourarea_id, t.postal_area_gid] }), index("tour_area_members_gid").on(t.company_id, t.postal_area_gid)],
+);
+
+/**
+ * Reference data shared by every company (no company_id: it is public
+ * geography, identical for all tenants, loaded by a data migration).
+ * Postal-code places: forward and reverse geocoding without a network.
+ */
+export const gazetteerPlaces = sqliteTable(
+  "gazetteer_places",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    country: text("country").notNull(),
+    postalcode: text("postalcode").notNull(),
+    place: text("place").notNull(),
+    /** Lower-case ASCII-folded place name for case- and umlaut-insensitive lookups. */
+    place_key: text("place_key").notNull(),
+    lng: real("lng").notNull(),
+    lat: real("lat").notNull(),
+    /** How the coordinate was obtained, e.g. `geonames`, `interpolated`. */
+    source: text("source").notNull(),
+  },
+  (t) => [
+    index("gazetteer_country_postalcode").on(t.country, t.postalcode),
+    index("gazetteer_country_place").on(t.country, t.place_key),
+    index("gazetteer_lat").on(t.lat),
+  ],
+);
+
+/** Postal-code area polygons (global), with a bounding box for indexed point lookups. */
+export const postalAreas = sqliteTable(
+  "postal_areas",
+  {
+    gid: integer("gid").primaryKey({ autoIncrement: true }),
+    plz: text("plz").notNull(),
+    note: text("note"),
+    /** GeoJSON Polygon or MultiPolygon. */
+    geom: text("geom").notNull(),
+    min_lng: real("min_lng").notNull(),
+    min_lat: real("min_lat").notNull(),
+    max_lng: real("max_lng").notNull(),
+    max_lat: real("max_lat").notNull(),
+    /** `derived` (Voronoi approximation) or `imported` (operator-supplied polygons). */
+    source: text("source").notNull().default("derived"),
+  },
+  (t) => [index("postal_areas_plz").on(t.plz), index("postal_areas_bbox").on(t.min_lng, t.max_lng, t.min_lat, t.max_lat)],
+);
+
+/** Results of an external geocoding provider, cached per company. */
+export const geocodeCache = sqliteTable(
+  "geocode_cache",
+  {
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    query_key: text("query_key").notNull(),
+    lng: real("lng"),
+    lat: real("lat"),
+    result: text("result", { mode: "json" }),
+    created_at: text("created_at").notNull().default(now),
+  },
+  (t) => [primaryKey({ columns: [t.company_id, t.query_key] })],
+);
+
+/** Routing and upload processes; their per-action status lives in the company Durable Object. */
+export const processes = sqliteTable(
+  "processes",
+  {
+    id: text("id").primaryKey(),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    kind: text("kind", { enum: ["routing", "upload"] }).notNull(),
+    params: text("params", { mode: "json" }),
+    created_by: integer("created_by").references(() => users.id),
+    created_at: text("created_at").notNull().default(now),
+  },
+  (t) => [index("processes_company").on(t.company_id, t.created_at)],
+);
+
+/** Every outgoing message is recorded here; a queue consumer hands it to a provider. */
+export const outbox = sqliteTable(
+  "outbox",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    channel: text("channel", { enum: ["email", "sms"] }).notNull(),
+    to: text("to").notNull(),
+    subject: text("subject"),
+    body: text("body").notNull(),
+    template: text("template").notNull(),
+    data: text("data", { mode: "json" }).$type<Record<string, unknown>>(),
+    status: text("status", { enum: ["pending", "sent", "failed"] }).notNull().default("pending"),
+    created_at: text("created_at").notNull().default(now),
+    sent_at: text("sent_at"),
+  },
+  (t) => [index("outbox_company_status").on(t.company_id, t.status)],
+);
