@@ -1,0 +1,300 @@
+/**
+ * Public types of the route optimiser (VRPTW solver).
+ *
+ * Units (chosen once, used everywhere):
+ * - time: seconds, as plain numbers, measured from an origin chosen by the
+ *   caller (e.g. midnight of the planning day). Time windows, shifts and all
+ *   times in the solution use that origin. Service times are seconds too (the
+ *   HTTP API speaks minutes; convert at the boundary).
+ * - distance: metres. Benchmark instances (Solomon) use their raw units.
+ * - load: up to three dimensions (e.g. weight, volume, pallets). A missing
+ *   dimension counts as 0 on a job and as unlimited on a vehicle.
+ * - money: whatever currency the rates are given in.
+ */
+
+/** WGS84 coordinates in degrees. */
+export interface Location {
+  lat: number;
+  lon: number;
+}
+
+/** Vehicle classes of the embedded travel model; see `VEHICLE_CLASSES`. */
+export type VehicleClassId = "car" | "truck" | "bicycle";
+
+/** One entry of the vehicle class table served by `GET /vehicletype`. */
+export interface VehicleClass {
+  id: VehicleClassId;
+  name: string;
+  /** Average travel speed in km/h used by the embedded (great-circle) model. */
+  speedKmh: number;
+  /** Human description of the restrictions this class is subject to. */
+  restrictions: string;
+}
+
+/** Up to three load dimensions. */
+export type Load = readonly number[];
+
+/** Closed interval [start, end] in seconds; service must *start* inside it. */
+export interface TimeWindow {
+  start: number;
+  end: number;
+}
+
+export interface Job {
+  /** Unique within the problem. */
+  id: string;
+  location: Location;
+  /** Service duration in seconds (default 0). */
+  service?: number;
+  /** At most one window; absent = any time within the vehicle's shift. */
+  timeWindow?: TimeWindow;
+  /**
+   * Load delivered from the depot (default all zero). For a pickup (a job
+   * named by another job's `pickup`), the load is collected here and carried
+   * to its delivery instead.
+   */
+  load?: Load;
+  /**
+   * Importance, default 0; higher is more important. When not every job can
+   * be served, the solver leaves out the fewest jobs first, then prefers
+   * leaving out low-priority ones.
+   */
+  priority?: number;
+  /**
+   * Makes this job the delivery of a pickup-and-delivery pair: the id of the
+   * pickup job. The pickup is served earlier on the same tour, and its load
+   * is on board between the two stops. This job's own `load` is ignored.
+   */
+  pickup?: string;
+  /** Jobs sharing a group id are all served on one tour (or all unassigned). */
+  group?: string;
+}
+
+export interface Shift {
+  /** Earliest departure from the depot (default 0). */
+  earliestStart?: number;
+  /** Latest departure from the depot (default: no limit). */
+  latestStart?: number;
+  /**
+   * Latest return to the depot, or latest end of the last service for an
+   * open tour (default: no limit). Takes precedence over `maxTourDuration`
+   * in the sense that both are hard limits and this one is never relaxed.
+   */
+  latestEnd?: number;
+}
+
+export interface VehicleCosts {
+  /** Cost per used vehicle ("daily rate"), default 0. */
+  fixed?: number;
+  /** Cost per kilometre driven, default 1 (so default cost = total km). */
+  perKm?: number;
+  /** Cost per hour of waiting before a time window opens, default 0. */
+  perWaitingHour?: number;
+  /** Cost per hour of tour duration (departure to end), default 0. */
+  perTourHour?: number;
+}
+
+export interface Vehicle {
+  /** Unique within the problem. */
+  id: string;
+  /** Default "car". */
+  vehicleClass?: VehicleClassId;
+  /** false = the tour ends at its last stop (no return leg). Default true. */
+  roundtrip?: boolean;
+  shift?: Shift;
+  /** Maximum tour duration in seconds (departure to end), default no limit. */
+  maxTourDuration?: number;
+  /** Capacity per load dimension; missing dimensions are unlimited. */
+  capacity?: Load;
+  costs?: VehicleCosts;
+  /** Multiplies all travel times of this vehicle (default 1). */
+  travelTimeFactor?: number;
+}
+
+/**
+ * A travel matrix over the problem's points: index 0 is the depot, index
+ * i + 1 is `jobs[i]`. Row-major, size x size entries. Durations in seconds
+ * at free-flow speed (before `travelTimeFactor` and traffic), distances in
+ * metres. Typed arrays keep 2,000-job problems within a 128 MB isolate.
+ */
+export interface TravelMatrix {
+  size: number;
+  distances: Float32Array | Float64Array;
+  durations: Float32Array | Float64Array;
+}
+
+/**
+ * Time-dependent traffic. Time 0 is midnight at the start of `weekday`
+ * (0 = Monday ... 6 = Sunday). `speedFactors[weekday][hour]` multiplies the
+ * free-flow speed (1 = free flow, 0.5 = twice as slow); a built-in urban
+ * profile is used when omitted.
+ */
+export interface TrafficOptions {
+  weekday?: number;
+  speedFactors?: number[][];
+}
+
+export interface Problem {
+  depot: Location;
+  jobs: Job[];
+  /** Heterogeneous fleet. When absent, `numVehicles` identical cars are used. */
+  vehicles?: Vehicle[];
+  /**
+   * Maximum number of tours. With `vehicles` absent it is also the number of
+   * identical vehicles (default: one per job).
+   */
+  numVehicles?: number;
+  /** Capacity of the identical vehicles used when `vehicles` is absent. */
+  vehicleCapacity?: Load;
+  /**
+   * Keep the jobs in the given order: they are laid out on tours in exactly
+   * this order (a new tour starts when the next job no longer fits); only
+   * the times are computed.
+   */
+  fixOrder?: boolean;
+  /**
+   * Window relaxation, applied only to jobs that would otherwise stay
+   * unassigned: their window end is widened in 30-minute steps up to
+   * `maxMinutes` (at most 300). With `afterTime`, only windows that close at
+   * or after that time may be widened.
+   */
+  relax?: { maxMinutes: number; afterTime?: number };
+  /** Time-dependent travel times (`true` = built-in profile, Monday). */
+  traffic?: boolean | TrafficOptions;
+  /**
+   * Precomputed matrices (e.g. from OSRM `table`), per vehicle class or one
+   * `default` for all classes. Absent classes use the embedded great-circle
+   * model. See `prepareMatrices` for asynchronous providers.
+   */
+  matrices?: Partial<Record<VehicleClassId | "default", TravelMatrix>>;
+}
+
+export interface Progress {
+  /** Fraction of the budget used, 0..1. */
+  fraction: number;
+  /** Number of tours of the best solution so far. */
+  tours: number;
+  /** Unassigned jobs of the best solution so far. */
+  unassigned: number;
+  /** Cost of the best solution so far. */
+  cost: number;
+}
+
+export interface SolveOptions {
+  /** Wall-clock budget in ms (default 5,000 unless `maxIterations` is set). */
+  timeLimitMs?: number;
+  /**
+   * Budget in search iterations. Results are reproducible for a given seed
+   * only when this (and not the time limit) is what stops the search.
+   */
+  maxIterations?: number;
+  /** Seed of the pseudo-random generator (default 1). */
+  seed?: number;
+  /** Called now and then (about every 100 ms) with the best solution's figures. */
+  onProgress?: (progress: Progress) => void;
+  /** Cancellation: the best solution so far is returned once aborted. */
+  signal?: { readonly aborted: boolean };
+  /** Cancellation by polling; return true to stop. */
+  shouldStop?: () => boolean;
+}
+
+export interface Stop {
+  jobId: string;
+  /** Arrival at the job's location. */
+  arrival: number;
+  /** Start of service (arrival plus waiting). */
+  serviceStart: number;
+  /** End of service, when the vehicle leaves. */
+  departure: number;
+  /** Waiting time before the window opens, seconds. */
+  waiting: number;
+  /** Load on board when leaving the stop, per dimension. */
+  load: number[];
+  /** Metres from the previous point (depot or stop). */
+  distance: number;
+}
+
+export interface Tour {
+  vehicleId: string;
+  /** Departure from the depot. */
+  start: number;
+  /** Return to the depot, or end of the last service for an open tour. */
+  end: number;
+  stops: Stop[];
+  /** Metres. */
+  distance: number;
+  /** Seconds, end - start. */
+  duration: number;
+  /** Total waiting seconds. */
+  waiting: number;
+  cost: number;
+}
+
+export type UnassignedReason =
+  | "CAPACITY" // the job's load exceeds every vehicle's capacity
+  | "TIME_WINDOW" // no vehicle can reach it inside its window
+  | "SHIFT_END" // serving it makes every vehicle miss its latest end
+  | "MAX_DURATION" // serving it alone exceeds every vehicle's max tour duration
+  | "PICKUP_DELIVERY" // the pair cannot be served in order on one tour
+  | "GROUP" // the group does not fit on one tour
+  | "FLEET" // feasible alone, but no tour/vehicle left to take it
+  | "INVALID"; // bad input (e.g. unknown pickup id)
+
+export interface UnassignedJob {
+  jobId: string;
+  reason: UnassignedReason;
+  /** Human remedy, e.g. "window closes 14 min before earliest arrival". */
+  remedy: string;
+}
+
+export interface RelaxedJob {
+  jobId: string;
+  /** How far the window end was widened, minutes (a multiple of 30). */
+  minutes: number;
+  /** Actual service start after the original window end, seconds (>= 0). */
+  lateness: number;
+}
+
+export interface Solution {
+  tours: Tour[];
+  unassigned: UnassignedJob[];
+  relaxed: RelaxedJob[];
+  summary: {
+    tours: number;
+    unassigned: number;
+    distance: number;
+    duration: number;
+    waiting: number;
+    cost: number;
+  };
+  stats: {
+    iterations: number;
+    elapsedMs: number;
+    stoppedBy: "budget" | "cancelled" | "complete";
+    seed: number;
+  };
+}
+
+/** A constraint violation found by `check`. */
+export interface Violation {
+  code:
+    | "UNKNOWN_JOB"
+    | "DUPLICATE_JOB"
+    | "MISSING_JOB"
+    | "UNKNOWN_VEHICLE"
+    | "VEHICLE_REUSED"
+    | "TOO_MANY_TOURS"
+    | "CAPACITY"
+    | "TIME_WINDOW"
+    | "SHIFT_START"
+    | "SHIFT_END"
+    | "MAX_DURATION"
+    | "PICKUP_DELIVERY"
+    | "GROUP"
+    | "FIX_ORDER"
+    | "SCHEDULE"
+    | "TOTALS";
+  message: string;
+  vehicleId?: string;
+  jobId?: string;
+}
