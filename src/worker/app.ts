@@ -1,0 +1,87 @@
+/**
+ * The HTTP edge: one middleware chain per area, then the resource routes.
+ *   /_operator/*        operator token
+ *   /<slug>/auth        company -> login
+ *   /<slug>/register    company -> registration with a code
+ *   /<slug>/api/*       company -> rate limit -> JWT -> (route) role guard -> handler
+ */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "./env";
+import { ApiError, handleError, handleNotFound, validationHook } from "./errors";
+import { renderDocs } from "./docs";
+import { authenticate } from "./middleware/auth";
+import { rateLimit } from "./middleware/rate-limit";
+import { resolveCompany } from "./middleware/tenancy";
+import { accountRoutes } from "./routes/account";
+import { companyRoutes } from "./routes/company";
+import { liveRoutes } from "./routes/live";
+import { operatorRoutes } from "./routes/operator";
+
+const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+/** Resource routes under `/<slug>/api`, each group declared in its own module. */
+export const apiRoutes = newRouter().route("/", companyRoutes).route("/", liveRoutes);
+
+const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+export function createApp() {
+  const company = newRouter();
+  company.use("/auth", resolveCompany, rateLimit);
+  company.use("/register", resolveCompany, rateLimit);
+  company.use("/api/*", resolveCompany, rateLimit, authenticate);
+  company.route("/", accountRoutes).route("/api", apiRoutes);
+
+  const app = newRouter();
+  app.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError(413, `Request body larger than ${MAX_BODY_BYTES} bytes`);
+      },
+    }),
+  );
+  app.route("/_operator", operatorRoutes);
+  app.route("/:slug", company);
+
+  app.get("/openapi.json", (c) => c.json(openApiDocument(app)));
+  app.get("/docs", (c) => c.html(renderDocs(openApiDocument(app))));
+  app.onError(handleError);
+  app.notFound(handleNotFound);
+  return app;
+}
+
+let cachedDocument: ReturnType<OpenAPIHono["getOpenAPI31Document"]> | undefined;
+
+/** The OpenAPI 3.1 document of every declared endpoint (built once per isolate). */
+function openApiDocument(app: OpenAPIHono<AppEnv>) {
+  if (cachedDocument) return cachedDocument;
+  app.openAPIRegistry.registerComponent("securitySchemes", "JWT", {
+    type: "apiKey",
+    in: "header",
+    name: "Authorization",
+    description: "`JWT <access_token>` from `POST /{slug}/auth` (the prefix `JWT ` is mandatory).",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "Operator", { type: "http", scheme: "bearer", description: "OPERATOR_TOKEN" });
+  const doc = app.getOpenAPI31Document({
+    openapi: "3.1.0",
+    info: {
+      title: "Dispatch and routing service",
+      version: "1.0.0",
+      description:
+        "Delivery dispatch and time-window route planning. Company endpoints live under `/{slug}` (the company's slug); " +
+        "lists answer `{num_results, objects, page, total_pages}` and take `q` in the Flask-Restless search format; " +
+        "errors answer `{code, message, fields}`.",
+    },
+  });
+  const slugParam = { name: "slug", in: "path", required: true, schema: { type: "string", pattern: "^[a-z0-9][a-z0-9-]{1,39}$" }, description: "Company slug" };
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    if (!path.startsWith("/{slug}/")) continue;
+    for (const op of Object.values(item as Record<string, { parameters?: unknown[] }>)) {
+      if (typeof op === "object" && op && "responses" in op) op.parameters = [slugParam, ...(op.parameters ?? [])];
+    }
+  }
+  cachedDocument = doc;
+  return doc;
+}

@@ -1,0 +1,65 @@
+import type { DrizzleD1Database } from "drizzle-orm/d1";
+import type { CompanyCoordinator } from "../durable/company";
+import type * as schema from "./db/schema";
+
+/** Bindings declared in wrangler.toml (secrets come from .dev.vars locally). */
+export interface Env {
+  DB: D1Database;
+  COMPANY: DurableObjectNamespace<CompanyCoordinator>;
+  ROUTING_QUEUE: Queue<RoutingJob>;
+  NOTIFY_QUEUE: Queue<NotificationJob>;
+  UPLOADS: R2Bucket;
+  RATE_LIMITER?: RateLimit;
+  JWT_SECRET: string;
+  OPERATOR_TOKEN: string;
+  TOKEN_TTL_SECONDS?: string;
+  /** Recipient of the operator's log copies of outgoing mail. */
+  OPERATOR_EMAIL?: string;
+  /** Public origin used in links inside emails (activation, registration). */
+  PUBLIC_URL?: string;
+  /** Outgoing mail provider: `log` (embedded default: record as sent) or `http`. */
+  MAIL_PROVIDER?: string;
+  MAIL_HTTP_URL?: string;
+  MAIL_HTTP_KEY?: string;
+  GEOCODER_URL?: string;
+  GEOCODER_KIND?: string;
+  GEOCODER_KEY?: string;
+}
+
+export interface RoutingJob {
+  processId: string;
+  companyId: number;
+}
+
+export interface NotificationJob {
+  outboxId: number;
+  companyId: number;
+}
+
+export type Db = DrizzleD1Database<typeof schema>;
+
+export type Role = "dispatcher" | "watcher" | "driver";
+
+export interface Company {
+  id: number;
+  slug: string;
+  companyname: string;
+  location_id: number | null;
+  timezone: string;
+}
+
+export interface AuthUser {
+  id: number;
+  role: Role;
+  companyId: number;
+}
+
+/** Per-request context built by the middleware chain. */
+export interface AppEnv {
+  Bindings: Env;
+  Variables: {
+    db: Db;
+    company: Company;
+    user: AuthUser;
+  };
+}

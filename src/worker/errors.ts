@@ -1,0 +1,92 @@
+import { z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { ZodError } from "zod";
+
+/** The one error body of the interface: `{code, message, fields}`. */
+export const ErrorBody = z
+  .object({
+    code: z.number().int().openapi({ example: 422 }),
+    message: z.string().openapi({ example: "Invalid input" }),
+    fields: z.string().openapi({ description: "Comma-separated names of the offending fields, or empty", example: "pdt_to" }),
+  })
+  .openapi("Error");
+
+export type ErrorStatus = 400 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 501 | 503;
+
+/** Thrown anywhere; rendered by `handleError` into the error body. */
+export class ApiError extends HTTPException {
+  readonly fields: string;
+  readonly headers: Record<string, string>;
+  constructor(status: ErrorStatus, message: string, fields: string[] | string = "", headers: Record<string, string> = {}) {
+    super(status, { message });
+    this.fields = Array.isArray(fields) ? fields.join(",") : fields;
+    this.headers = headers;
+  }
+}
+
+export const forbidden = (message = "Forbidden") => new ApiError(403, message);
+export const notFound = (what = "Object") => new ApiError(404, `${what} not found`);
+export const conflict = (message: string, fields: string[] | string = "") => new ApiError(409, message, fields);
+export const unprocessable = (message: string, fields: string[] | string = "") => new ApiError(422, message, fields);
+
+export function errorResponse(c: Context, status: ContentfulStatusCode, message: string, fields = "", headers: Record<string, string> = {}) {
+  return c.json({ code: status, message, fields }, status, headers);
+}
+
+/** SQLite constraint failures that slip past validation (e.g. two concurrent creates) are conflicts, not 500s. */
+function constraintError(err: unknown): ApiError | null {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    const unique = /UNIQUE constraint failed: ([\w., ]+)/.exec(e.message);
+    if (unique) {
+      const fields = unique[1].split(",").map((f) => f.trim().split(".").pop()!).filter((f) => f !== "company_id");
+      return conflict(`Duplicate value: ${fields.join(", ")} already exists`, fields);
+    }
+    if (/FOREIGN KEY constraint failed/.test(e.message)) return unprocessable("A referenced object does not exist");
+  }
+  return null;
+}
+
+export function handleError(err: Error, c: Context) {
+  if (err instanceof ApiError) return errorResponse(c, err.status, err.message, err.fields, err.headers);
+  const constraint = constraintError(err);
+  if (constraint) return errorResponse(c, constraint.status, constraint.message, constraint.fields);
+  if (err instanceof HTTPException) {
+    // Hono's own exceptions, e.g. the body-limit middleware or malformed JSON in a validator.
+    const status = err.status === 400 ? 422 : err.status;
+    return errorResponse(c, status, err.message || "Request failed");
+  }
+  console.error("unhandled error", c.req.method, new URL(c.req.url).pathname, err);
+  return errorResponse(c, 500, "Internal error");
+}
+
+export function handleNotFound(c: Context) {
+  return errorResponse(c, 404, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`);
+}
+
+/** Names of the fields a zod error points at, in the client's terms. */
+export function zodFields(error: ZodError): string {
+  const names = new Set<string>();
+  for (const issue of error.issues) {
+    const path = issue.path.filter((p) => typeof p === "string" || typeof p === "number");
+    names.add(path.length ? path.join(".") : issue.code === "invalid_type" ? "body" : "");
+  }
+  names.delete("");
+  return [...names].join(",");
+}
+
+export function zodMessage(error: ZodError): string {
+  return error.issues
+    .map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message))
+    .slice(0, 5)
+    .join("; ");
+}
+
+/** `defaultHook` of every OpenAPIHono: validation failures become 422 with the field names. */
+export function validationHook(result: { success: boolean; error?: ZodError; target: string }, c: Context) {
+  if (!result.success && result.error) {
+    const fields = zodFields(result.error) || result.target;
+    return errorResponse(c, 422, `Invalid ${result.target}: ${zodMessage(result.error)}`, fields);
+  }
+}

@@ -1,0 +1,30 @@
+/** Worker entry: HTTP through Hono, queue consumers, and the Durable Object class. */
+import { createApp } from "./app";
+import type { Env, NotificationJob } from "./env";
+import { createDb } from "./db/client";
+import { deliverOutboxMessage } from "./services/outbox";
+
+export { CompanyCoordinator } from "../durable/company";
+
+const app = createApp();
+
+export const QUEUES = { notifications: "dispatch-notifications", routing: "dispatch-routing" } as const;
+
+export default {
+  fetch: app.fetch,
+
+  async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
+    const db = createDb(env.DB);
+    for (const message of batch.messages) {
+      try {
+        if (batch.queue.startsWith(QUEUES.notifications)) await deliverOutboxMessage(env, db, (message.body as NotificationJob).outboxId);
+        else throw new Error(`No consumer for queue ${batch.queue}`);
+        message.ack();
+      } catch (err) {
+        console.error("queue message failed", batch.queue, message.id, err);
+        // At-least-once delivery with backoff; the dead-letter queue keeps what finally fails.
+        message.retry({ delaySeconds: Math.min(2 ** message.attempts, 300) });
+      }
+    }
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,14 @@
+import { createMiddleware } from "hono/factory";
+import { createDb } from "../db/client";
+import type { AppEnv } from "../env";
+import { forbidden } from "../errors";
+import { constantTimeEqual } from "../lib/crypto";
+
+/** Operator endpoints sit outside tenancy, behind `Authorization: Bearer <OPERATOR_TOKEN>`. */
+export const operatorAuth = createMiddleware<AppEnv>(async (c, next) => {
+  const header = c.req.header("Authorization") ?? "";
+  const token = header.startsWith("Bearer ") ? header.slice(7) : "";
+  if (!c.env.OPERATOR_TOKEN || !constantTimeEqual(token, c.env.OPERATOR_TOKEN)) throw forbidden("Invalid operator token");
+  c.set("db", createDb(c.env.DB));
+  await next();
+});

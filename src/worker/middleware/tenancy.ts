@@ -1,0 +1,28 @@
+import { eq } from "drizzle-orm";
+import { createMiddleware } from "hono/factory";
+import { createDb } from "../db/client";
+import { companies } from "../db/schema";
+import type { AppEnv, Company, Db } from "../env";
+import { forbidden } from "../errors";
+
+export const SLUG = /^[a-z0-9][a-z0-9-]{1,39}$/;
+
+export async function findCompanyBySlug(db: Db, slug: string): Promise<Company | null> {
+  if (!SLUG.test(slug)) return null;
+  const [row] = await db
+    .select({ id: companies.id, slug: companies.slug, companyname: companies.companyname, location_id: companies.location_id, timezone: companies.timezone })
+    .from(companies)
+    .where(eq(companies.slug, slug))
+    .limit(1);
+  return row ?? null;
+}
+
+/** First link of the chain: the database handle and the company named by the slug (403 when unknown, revealing nothing). */
+export const resolveCompany = createMiddleware<AppEnv>(async (c, next) => {
+  const db = createDb(c.env.DB);
+  c.set("db", db);
+  const company = await findCompanyBySlug(db, c.req.param("slug") ?? "");
+  if (!company) throw forbidden("Unknown company or invalid credentials");
+  c.set("company", company);
+  await next();
+});

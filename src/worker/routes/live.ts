@@ -1,0 +1,29 @@
+/** `GET /ws`: the company's live channel, held by its Durable Object. */
+import { OpenAPIHono } from "@hono/zod-openapi";
+import type { AppEnv } from "../env";
+import { unprocessable, validationHook } from "../errors";
+import { errorResponses } from "../openapi";
+import { companyStub } from "../services/live";
+
+export const liveRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+
+liveRoutes.openAPIRegistry.registerPath({
+  method: "get",
+  path: "/ws",
+  tags: ["Live updates"],
+  summary: "Websocket of live events",
+  description:
+    "Upgrade with `?access_token=<jwt>` (browsers cannot set headers). Messages are JSON with a `type`: " +
+    "`process`, `route`, `delivery`, `driverposition`, `eta`; send `{\"type\":\"ping\"}` for `{\"type\":\"pong\"}`. " +
+    "Dispatchers and watchers receive every event of the company, drivers only their own.",
+  responses: { 101: { description: "Switching protocols" }, 403: errorResponses[403], 422: errorResponses[422] },
+});
+
+liveRoutes.get("/ws", async (c) => {
+  if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") throw unprocessable("Expected a websocket upgrade", "Upgrade");
+  const user = c.get("user");
+  const headers = new Headers(c.req.raw.headers);
+  headers.set("X-User-Id", String(user.id));
+  headers.set("X-User-Role", user.role);
+  return companyStub(c.env, user.companyId).fetch(new Request(c.req.raw.url, { headers }));
+});

@@ -1,0 +1,137 @@
+/** Operator interface (contract.md §3): companies, their first users, the outbox. Not tenant-scoped. */
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { eq, sql } from "drizzle-orm";
+import { listObjects } from "../db/list";
+import { addresses, companies, outbox, users } from "../db/schema";
+import type { AppEnv } from "../env";
+import { conflict, notFound, validationHook } from "../errors";
+import type { FieldMap } from "../lib/filters";
+import { ListQuery, envelope, errorResponses, jsonBody, jsonResponse } from "../openapi";
+import { operatorAuth } from "../middleware/operator";
+import { SLUG, findCompanyBySlug } from "../middleware/tenancy";
+import { Email, Password, UserSchema, prepareUser, presentUser } from "../services/users";
+import { AddressInput, resolveAddressInput } from "../services/address-input";
+
+const operatorErrors = { 403: errorResponses[403], 404: errorResponses[404], 409: errorResponses[409], 422: errorResponses[422] };
+
+const Person = { firstname: z.string().max(100).optional(), lastname: z.string().max(100).optional() };
+
+const createCompany = createRoute({
+  method: "post",
+  path: "/companies",
+  tags: ["Operator"],
+  summary: "Create a company with its first dispatcher",
+  description: "`depot` becomes the company centre and default start of tours; without `lat`/`lng` it is geocoded.",
+  security: [{ Operator: [] }],
+  request: {
+    body: jsonBody(
+      z.object({
+        slug: z.string().regex(SLUG, "lower-case letters, digits and '-', 2-40 characters"),
+        companyname: z.string().min(1).max(200),
+        timezone: z.string().optional().openapi({ example: "Europe/Berlin" }),
+        depot: AddressInput.optional(),
+        dispatcher: z.object({ email: Email, password: Password, ...Person }),
+      }),
+    ),
+  },
+  responses: { 201: jsonResponse(z.object({ id: z.number().int(), slug: z.string() }), "Company created"), ...operatorErrors },
+});
+
+const createUser = createRoute({
+  method: "post",
+  path: "/companies/{slug}/users",
+  tags: ["Operator"],
+  summary: "Create a confirmed user in a company",
+  description: "Drivers made this way are confirmed but inactive; the response carries their activation `code`.",
+  security: [{ Operator: [] }],
+  request: {
+    params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" } }) }),
+    body: jsonBody(z.object({ usertype: z.enum(["dispatcher", "watcher", "driver"]), email: Email, password: Password, ...Person })),
+  },
+  responses: { 201: jsonResponse(UserSchema.extend({ code: z.string().optional() }), "User created"), ...operatorErrors },
+});
+
+const OutboxSchema = z
+  .object({
+    id: z.number().int(),
+    channel: z.enum(["email", "sms"]),
+    to: z.string(),
+    subject: z.string().nullable(),
+    body: z.string(),
+    template: z.string(),
+    data: z.record(z.string(), z.unknown()).nullable(),
+    status: z.enum(["pending", "sent", "failed"]),
+    created_at: z.string(),
+    sent_at: z.string().nullable(),
+  })
+  .openapi("OutboxMessage");
+
+const outboxFields: FieldMap = {
+  id: { column: outbox.id, type: "integer" },
+  to: { column: outbox.to, type: "text" },
+  template: { column: outbox.template, type: "text" },
+  status: { column: outbox.status, type: "text" },
+  channel: { column: outbox.channel, type: "text" },
+  created_at: { column: outbox.created_at, type: "datetime" },
+};
+
+const listOutbox = createRoute({
+  method: "get",
+  path: "/companies/{slug}/outbox",
+  tags: ["Operator"],
+  summary: "Outgoing messages of a company",
+  security: [{ Operator: [] }],
+  request: { params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" } }) }), query: ListQuery },
+  responses: { 200: jsonResponse(z.union([envelope(OutboxSchema, "OutboxList"), OutboxSchema]), "Messages"), ...operatorErrors },
+});
+
+async function companyOr404(db: AppEnv["Variables"]["db"], slug: string) {
+  const company = await findCompanyBySlug(db, slug);
+  if (!company) throw notFound("Company");
+  return company;
+}
+
+export const operatorRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+operatorRoutes.use("*", operatorAuth);
+operatorRoutes
+  .openapi(createCompany, async (c) => {
+    const db = c.get("db");
+    const body = c.req.valid("json");
+    if (await findCompanyBySlug(db, body.slug)) throw conflict(`Company ${body.slug} exists`, "slug");
+    const depot = body.depot ? await resolveAddressInput(c.env, db, null, body.depot, "depot") : null;
+    // One batch, all or nothing: rows refer to the new company through its unique slug.
+    const companyId = sql`(select id from ${companies} where ${companies.slug} = ${body.slug})`;
+    const { insert: dispatcher } = await prepareUser(db, companyId, { usertype: "dispatcher", ...body.dispatcher, confirmed: true, active: true });
+    const [[company]] = await db.batch([
+      db.insert(companies).values({ slug: body.slug, companyname: body.companyname, timezone: body.timezone ?? "Europe/Berlin" }).returning(),
+      ...(depot
+        ? [
+            db.insert(addresses).values({ ...depot, company_id: companyId, addresstype: "depot" }),
+            db
+              .update(companies)
+              .set({ location_id: sql`(select max(id) from ${addresses} where ${addresses.company_id} = ${companyId})` })
+              .where(eq(companies.slug, body.slug)),
+          ]
+        : []),
+      dispatcher,
+    ] as const);
+    return c.json({ id: company.id, slug: company.slug }, 201);
+  })
+  .openapi(createUser, async (c) => {
+    const db = c.get("db");
+    const company = await companyOr404(db, c.req.valid("param").slug);
+    const body = c.req.valid("json");
+    const { code, insert } = await prepareUser(db, company.id, { ...body, confirmed: true, active: body.usertype !== "driver" });
+    const [user] = await insert;
+    return c.json({ ...presentUser(user), ...(user.usertype === "driver" ? { code } : {}) }, 201);
+  })
+  .openapi(listOutbox, async (c) => {
+    const db = c.get("db");
+    const company = await companyOr404(db, c.req.valid("param").slug);
+    const result = await listObjects(
+      db,
+      { table: outbox, scope: eq(outbox.company_id, company.id), fields: outboxFields, idColumn: outbox.id, present: (rows: (typeof outbox.$inferSelect)[]) => rows.map((r) => ({ ...r, data: r.data ?? null })) },
+      c.req.valid("query"),
+    );
+    return c.json(result, 200);
+  });

@@ -1,0 +1,114 @@
+import { z } from "@hono/zod-openapi";
+import { type SQL, and, eq } from "drizzle-orm";
+import { users } from "../db/schema";
+import type { Company, Db, Env, Role } from "../env";
+import { forbidden } from "../errors";
+import { generateCode, hashCode, hashPassword, randomHtmlColor, verifyPassword } from "../lib/crypto";
+import { nowIso } from "../lib/time";
+import { issueToken } from "../lib/tokens";
+import { invitationEmail } from "./messages";
+import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
+
+export type UserRow = typeof users.$inferSelect;
+
+export const UserSchema = z
+  .object({
+    id: z.number().int(),
+    firstname: z.string().nullable(),
+    lastname: z.string().nullable(),
+    email: z.string(),
+    company_id: z.number().int(),
+    expires: z.string().nullable(),
+    active: z.boolean(),
+    confirmed_at: z.string().nullable(),
+    usertype: z.enum(["dispatcher", "watcher", "driver"]),
+  })
+  .openapi("User");
+
+export const presentUser = (u: UserRow): z.infer<typeof UserSchema> => ({
+  id: u.id,
+  firstname: u.firstname,
+  lastname: u.lastname,
+  email: u.email,
+  company_id: u.company_id,
+  expires: u.expires,
+  active: u.active,
+  confirmed_at: u.confirmed_at,
+  usertype: u.usertype,
+});
+
+export const Email = z.string().trim().toLowerCase().pipe(z.email()).openapi({ type: "string", format: "email" });
+export const Password = z.string().min(8, "at least 8 characters").max(200);
+
+export interface NewUser {
+  usertype: Role;
+  email: string;
+  password?: string;
+  firstname?: string | null;
+  lastname?: string | null;
+  mobilenr?: string | null;
+  vehicle?: string | null;
+  htmlcolor?: string | null;
+  /** Confirmed accounts (operator-made) need no registration. */
+  confirmed?: boolean;
+  /** Active at creation: dispatchers and watchers; drivers activate with their device. */
+  active?: boolean;
+}
+
+/**
+ * Builds the insert of a new user with a fresh invitation / activation code.
+ * The caller batches it with whatever else belongs to the same change.
+ */
+export async function prepareUser(db: Db, companyId: number | SQL, input: NewUser) {
+  const code = generateCode();
+  const isDriver = input.usertype === "driver";
+  const values = {
+    company_id: companyId,
+    usertype: input.usertype as Role,
+    email: input.email.toLowerCase(),
+    password_hash: input.password ? await hashPassword(input.password) : null,
+    firstname: input.firstname ?? null,
+    lastname: input.lastname ?? null,
+    active: input.active ?? !isDriver,
+    confirmed_at: input.confirmed ? nowIso() : null,
+    code_hash: await hashCode(code),
+    ...(isDriver ? { mobilenr: input.mobilenr ?? null, vehicle: input.vehicle ?? "car", status: 0, htmlcolor: input.htmlcolor ?? randomHtmlColor() } : {}),
+  };
+  return { code, insert: db.insert(users).values(values).returning() };
+}
+
+/** POST /adduser/*: the new user plus the invitation email, in one batch. */
+export async function inviteUser(env: Env, db: Db, company: Company, input: NewUser, base: string): Promise<{ user: UserRow; code: string }> {
+  const { code, insert } = await prepareUser(db, company.id, input);
+  const mail: OutgoingMessage = invitationEmail({ base, slug: company.slug, companyname: company.companyname, email: input.email, usertype: input.usertype, code });
+  const [[user], ids] = await db.batch([insert, outboxInsert(db, company.id, [mail])]);
+  await dispatchOutbox(env, company.id, ids);
+  return { user, code };
+}
+
+/** POST /<slug>/auth: a token for valid credentials of a registered user. */
+export async function login(env: Env, db: Db, company: Company, email: string, password: string): Promise<string> {
+  const [user] = await db
+    .select()
+    .from(users)
+    .where(and(eq(users.company_id, company.id), eq(users.email, email.toLowerCase())));
+  const ok = await verifyPassword(password, user?.password_hash ?? null);
+  if (!ok || !user || !user.confirmed_at) throw forbidden("Invalid credentials");
+  return issueToken(env, { id: user.id, role: user.usertype, companyId: company.id });
+}
+
+/** POST /<slug>/register: the emailed code sets the password and confirms the account. */
+export async function register(db: Db, company: Company, email: string, code: string, password: string): Promise<UserRow> {
+  const [user] = await db
+    .select()
+    .from(users)
+    .where(and(eq(users.company_id, company.id), eq(users.email, email.toLowerCase())));
+  const codeHash = await hashCode(code);
+  if (!user || user.code_hash !== codeHash || user.confirmed_at) throw forbidden("Invalid or used registration code");
+  const [updated] = await db
+    .update(users)
+    .set({ password_hash: await hashPassword(password), confirmed_at: nowIso() })
+    .where(and(eq(users.id, user.id), eq(users.company_id, company.id)))
+    .returning();
+  return updated;
+}

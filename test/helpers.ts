@@ -1,0 +1,80 @@
+/** Small fixtures for tests that go through the public HTTP interface. */
+import { env } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
+
+export const ORIGIN = "http://dispatch.test";
+export const OPERATOR = { Authorization: `Bearer ${env.OPERATOR_TOKEN}` };
+
+export interface CallOptions {
+  body?: unknown;
+  token?: string;
+  headers?: Record<string, string>;
+  /** Raw body text (for malformed JSON). */
+  raw?: string;
+}
+
+export async function call(method: string, path: string, opts: CallOptions = {}) {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.token) headers.Authorization = `JWT ${opts.token}`;
+  let body: string | undefined = opts.raw;
+  if (opts.body !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(opts.body);
+  } else if (opts.raw !== undefined) headers["content-type"] = "application/json";
+  const response = await exports.default.fetch(new Request(`${ORIGIN}${path}`, { method, headers, body }));
+  const text = await response.text();
+  let json: any = undefined;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, body: json, text, headers: response.headers };
+}
+
+export interface TestCompany {
+  slug: string;
+  id: number;
+  dispatcher: { email: string; password: string; token: string };
+  /** Calls `/<slug>/api<path>` as the dispatcher (or with `token`). */
+  api: (method: string, path: string, opts?: CallOptions) => ReturnType<typeof call>;
+  /** Creates a confirmed user through the operator API and logs it in. */
+  user: (usertype: "dispatcher" | "watcher" | "driver", email?: string) => Promise<{ id: number; token: string; code?: string; email: string }>;
+}
+
+let counter = 0;
+
+export async function login(slug: string, email: string, password: string): Promise<string> {
+  const res = await call("POST", `/${slug}/auth`, { body: { email, password } });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+  return res.body.access_token;
+}
+
+/** A fresh company with a depot in Berlin Mitte and a logged-in dispatcher. */
+export async function createCompany(slug = `co-${++counter}-${Math.random().toString(36).slice(2, 7)}`): Promise<TestCompany> {
+  const dispatcher = { email: `boss@${slug}.example`, password: "correct horse battery" };
+  const res = await call("POST", "/_operator/companies", {
+    headers: OPERATOR,
+    body: {
+      slug,
+      companyname: `Company ${slug}`,
+      depot: { street: "Invalidenstraße", housenumber: "117", postalcode: "10115", city: "Berlin", country: "DE", lat: 52.5317, lng: 13.3849 },
+      dispatcher,
+    },
+  });
+  if (res.status !== 201) throw new Error(`company creation failed: ${res.status} ${res.text}`);
+  const token = await login(slug, dispatcher.email, dispatcher.password);
+  const company: TestCompany = {
+    slug,
+    id: res.body.id,
+    dispatcher: { ...dispatcher, token },
+    api: (method, path, opts = {}) => call(method, `/${slug}/api${path}`, { token, ...opts }),
+    user: async (usertype, email = `${usertype}-${++counter}@${slug}.example`) => {
+      const password = "another good password";
+      const created = await call("POST", `/_operator/companies/${slug}/users`, { headers: OPERATOR, body: { usertype, email, password } });
+      if (created.status !== 201) throw new Error(`user creation failed: ${created.status} ${created.text}`);
+      return { id: created.body.id, token: await login(slug, email, password), code: created.body.code, email };
+    },
+  };
+  return company;
+}
