@@ -33,10 +33,14 @@ type ApiRouteConfig = Omit<RouteConfig, "middleware"> & {
   roles?: readonly Role[];
 };
 
+/** Roles allowed per declared endpoint (`POST /driver` -> roles): the route table the role tests walk. */
+export const declaredRoles = new Map<string, readonly Role[]>();
+
 /** An endpoint under `/<slug>/api`: JWT security, role guard, shared error responses. */
 export function apiRoute<const R extends ApiRouteConfig>(config: R) {
   const { roles, ...rest } = config;
   const allowed = roles ?? (config.method === "get" ? ALL_ROLES : (["dispatcher"] as const));
+  declaredRoles.set(`${config.method.toUpperCase()} ${config.path}`, allowed);
   return createRoute({
     ...rest,
     middleware: [requireRole(allowed)] as const,

@@ -1,0 +1,119 @@
+import { Hono } from "hono";
+import { beforeAll, describe, expect, it } from "vitest";
+import { handleError } from "../src/worker/errors";
+import { OPERATOR, type TestCompany, call, createCompany } from "./helpers";
+
+describe("error envelope", () => {
+  let co: TestCompany;
+  beforeAll(async () => {
+    co = await createCompany();
+  });
+
+  it("unknown path: 404 with the body", async () => {
+    const res = await call("GET", "/definitely/not/here");
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ code: 404, fields: "" });
+    const api = await co.api("GET", "/nothing-here");
+    expect(api.status).toBe(404);
+    expect(api.body.code).toBe(404);
+  });
+
+  it("malformed JSON: 422 with the body", async () => {
+    const res = await co.api("POST", "/adduser/watcher", { raw: "{not json" });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe(422);
+    expect(typeof res.body.message).toBe("string");
+  });
+
+  it("validation failure names every offending field", async () => {
+    const res = await co.api("POST", "/adduser/watcher", { body: { email: "not-an-email", firstname: 42 } });
+    expect(res.status).toBe(422);
+    expect(res.body.fields.split(",").sort()).toEqual(["email", "firstname"]);
+  });
+
+  it("missing body: 422", async () => {
+    const res = await co.api("POST", "/adduser/watcher");
+    expect(res.status).toBe(422);
+  });
+
+  it("too large a body: 413", async () => {
+    const res = await co.api("POST", "/adduser/watcher", { raw: JSON.stringify({ email: "a@b.de", firstname: "x".repeat(6 * 1024 * 1024) }) });
+    expect(res.status).toBe(413);
+    expect(res.body.code).toBe(413);
+  });
+
+  it("unexpected exceptions: 500 without a stack trace", async () => {
+    const app = new Hono().get("/boom", () => {
+      throw new Error("secret internals at line 42");
+    });
+    app.onError(handleError);
+    const res = await app.request("/boom");
+    expect(res.status).toBe(500);
+    const body = await res.json();
+    expect(body).toEqual({ code: 500, message: "Internal error", fields: "" });
+  });
+
+  it("unique violations racing past checks become 409", async () => {
+    const app = new Hono().get("/dup", () => {
+      throw new Error("D1_ERROR: UNIQUE constraint failed: vehicles.company_id, vehicles.name: SQLITE_CONSTRAINT");
+    });
+    app.onError(handleError);
+    const res = await app.request("/dup");
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({ code: 409, fields: "name" });
+  });
+});
+
+describe("operator API", () => {
+  it("rejects a wrong or missing operator token", async () => {
+    expect((await call("GET", "/_operator/companies/x/outbox")).status).toBe(403);
+    expect((await call("GET", "/_operator/companies/x/outbox", { headers: { Authorization: "Bearer wrong" } })).status).toBe(403);
+  });
+
+  it("creates a company once; the slug is validated", async () => {
+    const body = { slug: "acme-op", companyname: "ACME", depot: { city: "Berlin", lat: 52.5, lng: 13.4 }, dispatcher: { email: "a@acme.example", password: "long enough pw" } };
+    const first = await call("POST", "/_operator/companies", { headers: OPERATOR, body });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({ slug: "acme-op" });
+    expect((await call("POST", "/_operator/companies", { headers: OPERATOR, body })).status).toBe(409);
+    const bad = await call("POST", "/_operator/companies", { headers: OPERATOR, body: { ...body, slug: "Bad Slug!" } });
+    expect(bad.status).toBe(422);
+    expect(bad.body.fields).toBe("slug");
+  });
+
+  it("creates users; drivers come back inactive with their activation code", async () => {
+    const co = await createCompany();
+    const driver = await call("POST", `/_operator/companies/${co.slug}/users`, { headers: OPERATOR, body: { usertype: "driver", email: "d@x.example", password: "long enough pw" } });
+    expect(driver.status).toBe(201);
+    expect(driver.body).toMatchObject({ usertype: "driver", active: false });
+    expect(driver.body.confirmed_at).toMatch(/Z$/);
+    expect(driver.body.code).toMatch(/^[A-Z0-9]{12}$/);
+    const watcher = await call("POST", `/_operator/companies/${co.slug}/users`, { headers: OPERATOR, body: { usertype: "watcher", email: "w@x.example", password: "long enough pw" } });
+    expect(watcher.body).toMatchObject({ usertype: "watcher", active: true });
+    expect(watcher.body.code).toBeUndefined();
+    expect((await call("POST", `/_operator/companies/nope-nope/users`, { headers: OPERATOR, body: { usertype: "watcher", email: "w@x.example", password: "long enough pw" } })).status).toBe(404);
+  });
+});
+
+describe("OpenAPI document and reference page", () => {
+  it("describes the declared endpoints", async () => {
+    const res = await call("GET", "/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe("3.1.0");
+    const paths = Object.keys(res.body.paths);
+    for (const p of ["/{slug}/auth", "/{slug}/register", "/{slug}/api/company", "/{slug}/api/dispatcher/{dispatcher_id}", "/{slug}/api/adduser/watcher", "/{slug}/api/ws", "/_operator/companies"]) {
+      expect(paths).toContain(p);
+    }
+    const op = res.body.paths["/{slug}/api/dispatcher/{dispatcher_id}"].get;
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(["slug", "dispatcher_id"]);
+    expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(["200", "403", "404", "422"]));
+  });
+
+  it("serves a readable page", async () => {
+    const res = await call("GET", "/docs");
+    expect(res.status).toBe(200);
+    expect(res.text).toContain("<!doctype html>");
+    expect(res.text).toContain("/{slug}/api/dispatcher");
+    expect(res.text).not.toContain("<script");
+  });
+});

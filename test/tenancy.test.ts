@@ -1,0 +1,45 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { type TestCompany, createCompany } from "./helpers";
+
+describe("tenancy", () => {
+  let a: TestCompany;
+  let b: TestCompany;
+  beforeAll(async () => {
+    a = await createCompany();
+    b = await createCompany();
+  });
+
+  it("an object of company A is 404 from company B", async () => {
+    const mine = await a.api("GET", "/dispatcher");
+    const id = mine.body.objects[0].id;
+    expect((await a.api("GET", `/dispatcher/${id}`)).status).toBe(200);
+    const other = await b.api("GET", `/dispatcher/${id}`);
+    expect(other.status).toBe(404);
+    expect(other.body).toEqual({ code: 404, message: "Dispatcher not found", fields: "" });
+  });
+
+  it("lists show only the company's own rows", async () => {
+    const listA = await a.api("GET", "/dispatcher");
+    const listB = await b.api("GET", "/dispatcher");
+    expect(listA.body.num_results).toBe(1);
+    expect(listB.body.num_results).toBe(1);
+    expect(listA.body.objects[0].email).toBe(a.dispatcher.email);
+    expect(listB.body.objects[0].email).toBe(b.dispatcher.email);
+  });
+
+  it("a filter cannot reach another company's rows", async () => {
+    const q = JSON.stringify({ filters: [{ name: "email", op: "==", val: b.dispatcher.email }] });
+    const res = await a.api("GET", `/dispatcher?q=${encodeURIComponent(q)}`);
+    expect(res.body.num_results).toBe(0);
+  });
+
+  it("each company sees its own company record and depot", async () => {
+    const company = await a.api("GET", "/company");
+    expect(company.body).toMatchObject({ num_results: 1, page: 1, total_pages: 1 });
+    expect(company.body.objects[0]).toMatchObject({ id: a.id, companyname: `Company ${a.slug}`, pricing_package: 0, test_phase: false });
+    const depot = await a.api("GET", "/companyaddress");
+    expect(depot.status).toBe(200);
+    expect(depot.body).toMatchObject({ id: company.body.objects[0].location_id, postalcode: "10115", city: "Berlin", country: "DE" });
+    expect(depot.body.location).toEqual({ type: "Point", coordinates: [13.3849, 52.5317] });
+  });
+});
