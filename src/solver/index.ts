@@ -1,1 +1,16 @@
+/**
+ * Route optimiser: a pure VRPTW library (no platform APIs), used by the
+ * queue consumer in production and by Node for benchmarks. See README.md.
+ */
 export type * from "./types";
+export { solve, solveSync } from "./solve";
+export { check } from "./checker";
+export { VEHICLE_CLASSES } from "./vehicle-classes";
+export {
+  CIRCUITY_FACTOR,
+  DEFAULT_SPEED_FACTORS,
+  greatCircleProvider,
+  prepareMatrices,
+  type MatrixProvider,
+} from "./matrix";
+export { parseSolomon, solomonProblem, type SolomonInstance } from "./solomon";

@@ -1,0 +1,53 @@
+import type { Progress, SolveOptions } from "./types";
+
+/**
+ * Search budget: wall clock and/or iterations, plus cancellation. Phases ask
+ * `fraction()` to split the budget; `tick()` counts one search iteration.
+ *
+ * Note: in Cloudflare Workers the clock only advances across I/O, so inside
+ * a Worker the iteration budget is the one that reliably stops the search.
+ */
+export class Budget {
+  readonly started = Date.now();
+  iterations = 0;
+  cancelled = false;
+  private lastProgress = 0;
+  private readonly timeLimit: number;
+  private readonly maxIterations: number;
+
+  constructor(private readonly options: SolveOptions) {
+    this.maxIterations = options.maxIterations ?? Infinity;
+    this.timeLimit = options.timeLimitMs ?? (options.maxIterations === undefined ? 5_000 : Infinity);
+  }
+
+  elapsedMs(): number {
+    return Date.now() - this.started;
+  }
+
+  /** Share of the budget used, 0..1 (1 once cancelled). */
+  fraction(): number {
+    if (this.cancelled) return 1;
+    const byTime = this.timeLimit === Infinity ? 0 : this.elapsedMs() / this.timeLimit;
+    const byIterations = this.maxIterations === Infinity ? 0 : this.iterations / this.maxIterations;
+    return Math.min(1, Math.max(byTime, byIterations));
+  }
+
+  tick(): void {
+    this.iterations++;
+  }
+
+  /** True once the budget is spent or the caller cancelled. */
+  exhausted(): boolean {
+    if (!this.cancelled && (this.options.signal?.aborted || this.options.shouldStop?.())) this.cancelled = true;
+    return this.fraction() >= 1;
+  }
+
+  /** Reports progress at most every 100 ms. */
+  progress(best: () => Omit<Progress, "fraction">): void {
+    if (!this.options.onProgress) return;
+    const now = Date.now();
+    if (now - this.lastProgress < 100) return;
+    this.lastProgress = now;
+    this.options.onProgress({ fraction: this.fraction(), ...best() });
+  }
+}

@@ -1,0 +1,199 @@
+import { CIRCUITY_FACTOR, greatCircleMetres, speedFactorAt, trafficModel } from "./matrix";
+import type { Job, Problem, Solution, Vehicle, Violation } from "./types";
+import { VEHICLE_CLASSES } from "./vehicle-classes";
+
+/**
+ * Independent feasibility checker. It shares no evaluation code with the
+ * solver: it replays every tour stop by stop from the problem's own data and
+ * reports each broken rule. `tolerance` absorbs float rounding (seconds,
+ * metres, load units).
+ */
+export function check(problem: Problem, solution: Solution, tolerance = 0.01): Violation[] {
+  const violations: Violation[] = [];
+  const add = (v: Violation) => violations.push(v);
+  const jobIndex = new Map<string, number>();
+  problem.jobs.forEach((j, i) => jobIndex.set(j.id, i));
+  const vehicles: Vehicle[] =
+    problem.vehicles ??
+    Array.from({ length: problem.numVehicles ?? Math.max(1, problem.jobs.length) }, (_, i) => ({
+      id: `vehicle-${i + 1}`,
+      capacity: problem.vehicleCapacity,
+    }));
+  const vehicleById = new Map(vehicles.map((v) => [v.id, v]));
+  const maxTours = Math.min(problem.numVehicles ?? Infinity, vehicles.length);
+  const traffic = trafficModel(problem.traffic);
+  const relaxedMinutes = new Map(solution.relaxed.map((r) => [r.jobId, r.minutes]));
+
+  if (solution.tours.length > maxTours) {
+    add({ code: "TOO_MANY_TOURS", message: `${solution.tours.length} tours, at most ${maxTours} allowed` });
+  }
+
+  // Where every job ended up.
+  const tourOf = new Map<string, number>();
+  const positionOf = new Map<string, number>();
+  const usedVehicles = new Set<string>();
+  solution.tours.forEach((tour, t) => {
+    if (usedVehicles.has(tour.vehicleId)) add({ code: "VEHICLE_REUSED", message: `vehicle ${tour.vehicleId} drives two tours`, vehicleId: tour.vehicleId });
+    usedVehicles.add(tour.vehicleId);
+    tour.stops.forEach((s, i) => {
+      if (!jobIndex.has(s.jobId)) add({ code: "UNKNOWN_JOB", message: `unknown job ${s.jobId}`, jobId: s.jobId });
+      else if (tourOf.has(s.jobId)) add({ code: "DUPLICATE_JOB", message: `job ${s.jobId} served twice`, jobId: s.jobId });
+      tourOf.set(s.jobId, t);
+      positionOf.set(s.jobId, i);
+    });
+  });
+  const unassigned = new Set<string>();
+  for (const u of solution.unassigned) {
+    if (!jobIndex.has(u.jobId)) add({ code: "UNKNOWN_JOB", message: `unknown unassigned job ${u.jobId}`, jobId: u.jobId });
+    if (tourOf.has(u.jobId)) add({ code: "DUPLICATE_JOB", message: `job ${u.jobId} both served and unassigned`, jobId: u.jobId });
+    unassigned.add(u.jobId);
+  }
+  for (const j of problem.jobs) {
+    if (!tourOf.has(j.id) && !unassigned.has(j.id)) add({ code: "MISSING_JOB", message: `job ${j.id} neither served nor unassigned`, jobId: j.id });
+  }
+
+  // Pairs: same tour, pickup first; or both unassigned.
+  for (const j of problem.jobs) {
+    if (j.pickup === undefined || !jobIndex.has(j.pickup)) continue;
+    const tp = tourOf.get(j.pickup);
+    const td = tourOf.get(j.id);
+    if (tp === undefined && td === undefined) continue;
+    if (tp !== td || positionOf.get(j.pickup)! > positionOf.get(j.id)!) {
+      add({ code: "PICKUP_DELIVERY", message: `pickup ${j.pickup} must precede delivery ${j.id} on the same tour`, jobId: j.id });
+    }
+  }
+  // Groups: one tour for all members, or none served.
+  const groups = new Map<string, Job[]>();
+  for (const j of problem.jobs) if (j.group !== undefined) groups.set(j.group, [...(groups.get(j.group) ?? []), j]);
+  for (const [g, members] of groups) {
+    const tours = new Set(members.map((m) => tourOf.get(m.id)));
+    if (tours.size > 1) add({ code: "GROUP", message: `group ${g} is split (${[...tours].map((t) => (t === undefined ? "unassigned" : `tour ${t}`)).join(", ")})` });
+  }
+  // fix_order: served jobs appear in the given order, tour after tour.
+  if (problem.fixOrder) {
+    let last = -1;
+    for (const tour of solution.tours) {
+      for (const s of tour.stops) {
+        const i = jobIndex.get(s.jobId) ?? -1;
+        if (i < last) add({ code: "FIX_ORDER", message: `job ${s.jobId} is out of the given order`, jobId: s.jobId });
+        last = Math.max(last, i);
+      }
+    }
+  }
+
+  let totalDistance = 0;
+  for (const tour of solution.tours) {
+    const v = vehicleById.get(tour.vehicleId);
+    if (!v) {
+      add({ code: "UNKNOWN_VEHICLE", message: `unknown vehicle ${tour.vehicleId}`, vehicleId: tour.vehicleId });
+      continue;
+    }
+    totalDistance += checkTour(problem, v, tour, jobIndex, relaxedMinutes, traffic, tolerance, add);
+  }
+  if (Math.abs(totalDistance - solution.summary.distance) > tolerance * Math.max(1, solution.tours.length) + 1e-6 * totalDistance) {
+    add({ code: "TOTALS", message: `summary distance ${solution.summary.distance} but tours add up to ${totalDistance}` });
+  }
+  if (solution.summary.tours !== solution.tours.length || solution.summary.unassigned !== solution.unassigned.length) {
+    add({ code: "TOTALS", message: "summary counts do not match the tours and unassigned jobs" });
+  }
+  return violations;
+}
+
+function checkTour(
+  problem: Problem,
+  v: Vehicle,
+  tour: Solution["tours"][number],
+  jobIndex: Map<string, number>,
+  relaxedMinutes: Map<string, number>,
+  traffic: ReturnType<typeof trafficModel>,
+  tol: number,
+  add: (v: Violation) => void,
+): number {
+  const cls = v.vehicleClass ?? "car";
+  const matrix = problem.matrices?.[cls] ?? problem.matrices?.default;
+  const speed = VEHICLE_CLASSES.find((c) => c.id === cls)!.speedKmh / 3.6;
+  const factor = v.travelTimeFactor ?? 1;
+  const n = problem.jobs.length + 1;
+  const point = (i: number) => (i === 0 ? problem.depot : problem.jobs[i - 1].location);
+  // Leg between matrix points a and b departing at t: [metres, seconds].
+  const leg = (a: number, b: number, t: number): [number, number] => {
+    let metres: number;
+    let seconds: number;
+    if (matrix) {
+      metres = matrix.distances[a * n + b];
+      seconds = matrix.durations[a * n + b];
+    } else {
+      metres = greatCircleMetres(point(a), point(b)) * CIRCUITY_FACTOR;
+      seconds = metres / speed;
+    }
+    seconds *= factor;
+    if (traffic && cls !== "bicycle") seconds /= speedFactorAt(traffic, t);
+    return [metres, seconds];
+  };
+  const vid = tour.vehicleId;
+  const shift = v.shift ?? {};
+  if (tour.start < (shift.earliestStart ?? 0) - tol) add({ code: "SHIFT_START", message: `tour of ${vid} departs before its shift`, vehicleId: vid });
+  if (shift.latestStart !== undefined && tour.start > shift.latestStart + tol) add({ code: "SHIFT_START", message: `tour of ${vid} departs after its latest start`, vehicleId: vid });
+
+  // Loads: deliveries are on board from the start; pickups from their stop to their delivery.
+  const dims = Math.max(1, v.capacity?.length ?? 0, ...tour.stops.map((s) => problem.jobs[jobIndex.get(s.jobId) ?? 0]?.load?.length ?? 0));
+  const load = new Array<number>(dims).fill(0);
+  const isPickup = new Set(problem.jobs.filter((j) => j.pickup !== undefined).map((j) => j.pickup!));
+  for (const s of tour.stops) {
+    const j = problem.jobs[jobIndex.get(s.jobId) ?? -1];
+    if (j && j.pickup === undefined && !isPickup.has(j.id)) for (let d = 0; d < dims; d++) load[d] += j.load?.[d] ?? 0;
+  }
+  const overload = (where: string) => {
+    for (let d = 0; d < dims; d++) {
+      const cap = v.capacity?.[d];
+      if (cap !== undefined && load[d] > cap + tol) add({ code: "CAPACITY", message: `${vid} carries ${load[d]} > ${cap} (dimension ${d + 1}) ${where}`, vehicleId: vid });
+    }
+  };
+  overload("leaving the depot");
+
+  let t = tour.start;
+  let prev = 0;
+  let distance = 0;
+  for (const s of tour.stops) {
+    const idx = jobIndex.get(s.jobId);
+    if (idx === undefined) continue;
+    const j = problem.jobs[idx];
+    const [metres, seconds] = leg(prev, idx + 1, t);
+    distance += metres;
+    if (s.arrival < t + seconds - tol) add({ code: "SCHEDULE", message: `${s.jobId} reached at ${s.arrival}, earliest possible ${t + seconds}`, jobId: s.jobId, vehicleId: vid });
+    const arrival = Math.max(s.arrival, t + seconds);
+    const ready = j.timeWindow?.start ?? -Infinity;
+    const due = (j.timeWindow?.end ?? Infinity) + (relaxedMinutes.get(j.id) ?? 0) * 60;
+    if (s.serviceStart < Math.max(arrival, ready) - tol) add({ code: "SCHEDULE", message: `${s.jobId} served before arrival or window start`, jobId: s.jobId, vehicleId: vid });
+    const start = Math.max(s.serviceStart, arrival, ready);
+    if (start > due + tol) add({ code: "TIME_WINDOW", message: `${s.jobId} served at ${start}, window ends ${due}`, jobId: s.jobId, vehicleId: vid });
+    if (s.departure < start + (j.service ?? 0) - tol) add({ code: "SCHEDULE", message: `${s.jobId} left before its service ended`, jobId: s.jobId, vehicleId: vid });
+    t = Math.max(s.departure, start + (j.service ?? 0));
+    if (j.pickup !== undefined) {
+      const p = problem.jobs[jobIndex.get(j.pickup) ?? -1];
+      for (let d = 0; d < dims; d++) load[d] -= p?.load?.[d] ?? 0;
+    } else if (isPickup.has(j.id)) {
+      for (let d = 0; d < dims; d++) load[d] += j.load?.[d] ?? 0;
+    } else {
+      for (let d = 0; d < dims; d++) load[d] -= j.load?.[d] ?? 0;
+    }
+    overload(`after ${j.id}`);
+    prev = idx + 1;
+  }
+  let end = t;
+  if (v.roundtrip !== false) {
+    const [metres, seconds] = leg(prev, 0, t);
+    distance += metres;
+    end = t + seconds;
+  }
+  if (tour.end < end - tol) add({ code: "SCHEDULE", message: `tour of ${vid} ends at ${tour.end}, earliest possible ${end}`, vehicleId: vid });
+  end = Math.max(end, tour.end);
+  if (shift.latestEnd !== undefined && end > shift.latestEnd + tol) add({ code: "SHIFT_END", message: `tour of ${vid} ends at ${end} after ${shift.latestEnd}`, vehicleId: vid });
+  if (v.maxTourDuration !== undefined && end - tour.start > v.maxTourDuration + tol) {
+    add({ code: "MAX_DURATION", message: `tour of ${vid} lasts ${end - tour.start} > ${v.maxTourDuration}`, vehicleId: vid });
+  }
+  if (Math.abs(distance - tour.distance) > tol * (1 + tour.stops.length) + 1e-6 * distance) {
+    add({ code: "TOTALS", message: `tour of ${vid} reports ${tour.distance} m, legs add up to ${distance}`, vehicleId: vid });
+  }
+  return distance;
+}

@@ -1,0 +1,98 @@
+import type { Instance, VehicleModel } from "./model";
+import { UNBOUNDED } from "./model";
+import { EPS } from "./segment";
+import type { SolutionState } from "./state";
+import type { UnassignedJob } from "./types";
+
+const minutes = (s: number) => Math.max(1, Math.round(s / 60));
+
+/**
+ * Why a job is unassigned, with a remedy a dispatcher can act on. The job
+ * (its whole unit) is tried alone on an empty tour of every vehicle type;
+ * if that works, the fleet is the bottleneck.
+ */
+export function diagnose(inst: Instance, state: SolutionState, unit: number): UnassignedJob[] {
+  const members = inst.units[unit];
+  const jobs = inst.problem.jobs;
+  const result = (reason: UnassignedJob["reason"], remedy: string) =>
+    members.map((n) => ({ jobId: jobs[n - 1].id, reason, remedy }));
+  const invalid = members.find((n) => inst.invalid.has(n));
+  if (invalid !== undefined) return result("INVALID", inst.invalid.get(invalid)!);
+
+  const probe = state.clone();
+  for (const r of probe.routes.slice()) probe.removeTour(r);
+  const fitsAlone = probe.bestPlacement(unit, null, 0, true) !== null;
+  if (fitsAlone) {
+    return result(
+      "FLEET",
+      `feasible on its own, but no tour can take it: allow more tours than ${inst.maxTours}, add a vehicle, or widen its time window`,
+    );
+  }
+  // Explain with the first member that cannot be served alone.
+  for (const node of members) {
+    const why = explainSingle(inst, node);
+    if (why) return result(why[0], why[1]);
+  }
+  if (members.some((n) => inst.pairRole[n] !== 0)) {
+    return result("PICKUP_DELIVERY", "the pickup and its delivery cannot be served in order on one tour; widen their windows");
+  }
+  return result("GROUP", `the ${members.length} jobs of the group do not fit on one tour; split the group or add capacity`);
+}
+
+function explainSingle(inst: Instance, node: number): [UnassignedJob["reason"], string] | null {
+  const dims = inst.dims;
+  let capacityShort = Infinity;
+  let capacityDim = 0;
+  for (let d = 0; d < dims; d++) {
+    const q = Math.max(inst.plain[node * dims + d], Math.abs(inst.delta[node * dims + d]));
+    const cap = Math.max(...inst.vehicles.map((v) => v.capacity[d]));
+    if (q > cap + EPS && q - cap < capacityShort) {
+      capacityShort = q - cap;
+      capacityDim = d;
+    }
+  }
+  if (capacityShort < Infinity) {
+    return ["CAPACITY", `load exceeds the largest capacity by ${round(capacityShort)} on dimension ${capacityDim + 1}; split the job or use a bigger vehicle`];
+  }
+  // Smallest violation over vehicles of each kind of time limit.
+  let late = Infinity;
+  let overShift = Infinity;
+  let overDuration = Infinity;
+  for (const v of inst.vehicles) {
+    const out = travel(v, 0, node, inst.size);
+    const back = v.open ? 0 : travel(v, node, 0, inst.size);
+    const arrival = v.earliestStart + out;
+    const start = Math.max(arrival, inst.ready[node]);
+    if (arrival > inst.due[node] + EPS) {
+      late = Math.min(late, arrival - inst.due[node]);
+      continue;
+    }
+    const end = start + inst.service[node] + back;
+    if (end > v.latestEnd + EPS) {
+      overShift = Math.min(overShift, end - v.latestEnd);
+      continue;
+    }
+    // Departing as late as possible minimises the duration.
+    const depart = Math.min(v.latestStart, Math.max(v.earliestStart, inst.ready[node] - out));
+    const duration = Math.max(depart + out, inst.ready[node]) + inst.service[node] + back - depart;
+    if (duration > v.maxDuration + EPS) overDuration = Math.min(overDuration, duration - v.maxDuration);
+  }
+  if (late < Infinity && inst.due[node] < UNBOUNDED) {
+    return ["TIME_WINDOW", `window closes ${minutes(late)} min before earliest arrival; open it later or start a shift earlier`];
+  }
+  if (overShift < Infinity) {
+    return ["SHIFT_END", `serving it ends ${minutes(overShift)} min after the latest shift end; extend a shift or move the window earlier`];
+  }
+  if (overDuration < Infinity) {
+    return ["MAX_DURATION", `a tour serving it lasts ${minutes(overDuration)} min longer than the maximum tour duration; raise the limit`];
+  }
+  return null;
+}
+
+function travel(v: VehicleModel, from: number, to: number, size: number): number {
+  return v.durations[from * size + to] * v.timeScale;
+}
+
+function round(x: number): number {
+  return Math.round(x * 100) / 100;
+}

@@ -1,0 +1,115 @@
+import type { Location, Problem, TrafficOptions, TravelMatrix, VehicleClassId } from "./types";
+import { vehicleClass } from "./vehicle-classes";
+
+/** Roads are longer than the great circle; 1.3 is a common urban circuity. */
+export const CIRCUITY_FACTOR = 1.3;
+const EARTH_RADIUS_M = 6_371_008.8;
+
+/** Anything that can produce matrices, e.g. an OSRM `table` client. */
+export interface MatrixProvider {
+  matrix(points: Location[], vehicleClass: VehicleClassId): TravelMatrix | Promise<TravelMatrix>;
+}
+
+export function greatCircleMetres(a: Location, b: Location): number {
+  const rad = Math.PI / 180;
+  const dLat = (b.lat - a.lat) * rad;
+  const dLon = (b.lon - a.lon) * rad;
+  const h =
+    Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(dLon / 2) ** 2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/** Problem points in matrix order: depot first, then the jobs. */
+export function problemPoints(problem: Problem): Location[] {
+  return [problem.depot, ...problem.jobs.map((j) => j.location)];
+}
+
+/**
+ * Road distances estimated as great-circle distance x circuity, in metres.
+ * Float32 keeps a 2,001-point matrix at 16 MB.
+ */
+export function greatCircleDistances(points: Location[]): Float32Array {
+  const n = points.length;
+  const d = new Float32Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const m = greatCircleMetres(points[i], points[j]) * CIRCUITY_FACTOR;
+      d[i * n + j] = m;
+      d[j * n + i] = m;
+    }
+  }
+  return d;
+}
+
+/** Seconds per metre at a class's average speed. */
+export function secondsPerMetre(cls: VehicleClassId): number {
+  return 3.6 / vehicleClass(cls).speedKmh;
+}
+
+/** The embedded provider: great-circle x circuity at the class's average speed. */
+export const greatCircleProvider: MatrixProvider = {
+  matrix(points, cls) {
+    const distances = greatCircleDistances(points);
+    const spm = secondsPerMetre(cls);
+    const durations = new Float32Array(distances.length);
+    for (let i = 0; i < distances.length; i++) durations[i] = distances[i] * spm;
+    return { size: points.length, distances, durations };
+  },
+};
+
+/**
+ * Fills `problem.matrices` from an (asynchronous) provider, e.g. OSRM, for
+ * every vehicle class in use, so that `solve` only sees matrices.
+ */
+export async function prepareMatrices(problem: Problem, provider: MatrixProvider): Promise<Problem> {
+  const points = problemPoints(problem);
+  const classes = new Set<VehicleClassId>((problem.vehicles ?? []).map((v) => v.vehicleClass ?? "car"));
+  if (classes.size === 0) classes.add("car");
+  const matrices: NonNullable<Problem["matrices"]> = { ...problem.matrices };
+  for (const cls of classes) if (!matrices[cls]) matrices[cls] = await provider.matrix(points, cls);
+  return { ...problem, matrices };
+}
+
+// Rush hours slow traffic down on weekdays; nights are free-flowing.
+const WEEKDAY_PROFILE = [
+  1, 1, 1, 1, 1, 0.95, 0.8, 0.6, 0.6, 0.75, 0.85, 0.85, 0.8, 0.85, 0.85, 0.8, 0.65, 0.6, 0.7, 0.85, 0.95, 1,
+  1, 1,
+];
+const WEEKEND_PROFILE = [
+  1, 1, 1, 1, 1, 1, 1, 1, 0.95, 0.9, 0.85, 0.8, 0.8, 0.8, 0.85, 0.85, 0.85, 0.85, 0.9, 0.95, 1, 1, 1, 1,
+];
+export const DEFAULT_SPEED_FACTORS: number[][] = [0, 1, 2, 3, 4, 5, 6].map((d) =>
+  d < 5 ? WEEKDAY_PROFILE : WEEKEND_PROFILE,
+);
+
+/** Resolved traffic model: speed factor for a departure at time t. */
+export interface TrafficModel {
+  weekday: number;
+  speedFactors: number[][];
+}
+
+export function trafficModel(traffic: Problem["traffic"]): TrafficModel | undefined {
+  if (!traffic) return undefined;
+  const opts: TrafficOptions = traffic === true ? {} : traffic;
+  return { weekday: opts.weekday ?? 0, speedFactors: opts.speedFactors ?? DEFAULT_SPEED_FACTORS };
+}
+
+/** Speed factor for a departure at time `t` (seconds from midnight of `weekday`). */
+export function speedFactorAt(model: TrafficModel, t: number): number {
+  const hours = Math.floor(t / 3600);
+  const day = (((model.weekday + Math.floor(hours / 24)) % 7) + 7) % 7;
+  const hour = ((hours % 24) + 24) % 24;
+  return model.speedFactors[day][hour];
+}
+
+/** The slowest factor of the profile: planning with it never arrives later than reality. */
+export function slowestSpeedFactor(model: TrafficModel): number {
+  let min = Infinity;
+  for (const day of model.speedFactors) for (const f of day) min = Math.min(min, f);
+  return min;
+}
+
+/** Travel time of a leg departing at `t`, given its free-flow duration. */
+export function trafficTravelTime(model: TrafficModel | undefined, freeFlow: number, t: number): number {
+  return model ? freeFlow / speedFactorAt(model, t) : freeFlow;
+}

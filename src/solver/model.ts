@@ -1,0 +1,280 @@
+import {
+  greatCircleDistances,
+  problemPoints,
+  secondsPerMetre,
+  slowestSpeedFactor,
+  type TrafficModel,
+  trafficModel,
+} from "./matrix";
+import type { Problem, TravelMatrix, Vehicle, VehicleClassId } from "./types";
+
+/** Stand-in for "no limit" that keeps segment arithmetic free of Infinity - Infinity. */
+export const UNBOUNDED = 1e15;
+
+/** A vehicle compiled for the search. Node 0 is the depot, node i is job i - 1. */
+export interface VehicleModel {
+  index: number;
+  id: string;
+  /** Vehicles with equal `typeKey` are interchangeable. */
+  typeKey: string;
+  distances: Float32Array | Float64Array;
+  durations: Float32Array | Float64Array;
+  /**
+   * Multiplies `durations` for planning: travel-time factor and, with
+   * traffic, the slowest speed factor (so planned arrivals are never earlier
+   * than real ones and every planned tour stays feasible in traffic).
+   */
+  timeScale: number;
+  /** Multiplies `durations` for the free-flow timetable (traffic applied on top). */
+  freeFlowScale: number;
+  traffic: TrafficModel | undefined;
+  open: boolean;
+  earliestStart: number;
+  latestStart: number;
+  latestEnd: number;
+  maxDuration: number;
+  /** Per load dimension; UNBOUNDED when not limited. */
+  capacity: Float64Array;
+  fixedCost: number;
+  costPerMetre: number;
+  costPerWaitSecond: number;
+  costPerDurationSecond: number;
+}
+
+export interface Instance {
+  problem: Problem;
+  /** Number of nodes: depot + jobs. */
+  size: number;
+  dims: number;
+  /** Instance-level distances (for neighbourhoods). */
+  distances: Float32Array | Float64Array;
+  service: Float64Array;
+  ready: Float64Array;
+  due: Float64Array;
+  /** Load delivered from the depot, per node x dimension. */
+  plain: Float64Array;
+  /** Change of load on board at the node, per node x dimension. */
+  delta: Float64Array;
+  /** Pickup <-> delivery partner node, or -1. */
+  partner: Int32Array;
+  /** 1 = pickup of a pair, 2 = delivery of a pair, 0 = plain job. */
+  pairRole: Uint8Array;
+  priority: Float64Array;
+  /** Jobs that must move together (pair and/or group); every job is in one unit. */
+  units: number[][];
+  unitOf: Int32Array;
+  /** Jobs that can never be served because the input is inconsistent. */
+  invalid: Map<number, string>;
+  vehicles: VehicleModel[];
+  maxTours: number;
+  /** K nearest other jobs of every node (row-major, stride `neighbourCount`). */
+  neighbours: Int32Array;
+  neighbourCount: number;
+  hasPairs: boolean;
+}
+
+function matrixFor(problem: Problem, cls: VehicleClassId, fallback: () => TravelMatrix): TravelMatrix {
+  const m = problem.matrices?.[cls] ?? problem.matrices?.default;
+  if (!m) return fallback();
+  const n = problem.jobs.length + 1;
+  if (m.size !== n || m.distances.length !== n * n || m.durations.length !== n * n) {
+    throw new Error(`matrix for ${cls} must be ${n} x ${n} (depot + jobs)`);
+  }
+  return m;
+}
+
+/** Compiles the public problem into flat arrays for the search. */
+export function compile(problem: Problem): Instance {
+  const jobs = problem.jobs;
+  const size = jobs.length + 1;
+  const dims = Math.max(
+    1,
+    ...jobs.map((j) => j.load?.length ?? 0),
+    ...(problem.vehicles ?? []).map((v) => v.capacity?.length ?? 0),
+    problem.vehicleCapacity?.length ?? 0,
+  );
+  if (dims > 3) throw new Error("at most three load dimensions are supported");
+
+  // The embedded distances are shared by all classes; build them once, lazily.
+  let embedded: Float32Array | undefined;
+  const embeddedDistances = () => (embedded ??= greatCircleDistances(problemPoints(problem)));
+  const traffic = trafficModel(problem.traffic);
+
+  const fleet: Vehicle[] =
+    problem.vehicles ??
+    Array.from({ length: problem.numVehicles ?? Math.max(1, jobs.length) }, (_, i) => ({
+      id: `vehicle-${i + 1}`,
+      capacity: problem.vehicleCapacity,
+    }));
+  const vehicles: VehicleModel[] = fleet.map((v, index) => {
+    const cls = v.vehicleClass ?? "car";
+    let distances: Float32Array | Float64Array;
+    let durations: Float32Array | Float64Array;
+    let scale = v.travelTimeFactor ?? 1;
+    const m = problem.matrices?.[cls] ?? problem.matrices?.default;
+    if (m) {
+      matrixFor(problem, cls, () => m);
+      distances = m.distances;
+      durations = m.durations;
+    } else {
+      // Durations are proportional to the embedded distances: no second matrix.
+      distances = embeddedDistances();
+      durations = distances;
+      scale *= secondsPerMetre(cls);
+    }
+    const vehTraffic = cls === "bicycle" ? undefined : traffic;
+    const capacity = new Float64Array(dims).fill(UNBOUNDED);
+    v.capacity?.forEach((c, d) => (capacity[d] = c));
+    const costs = v.costs;
+    const shift = v.shift;
+    const model: VehicleModel = {
+      index,
+      id: v.id,
+      typeKey: "",
+      distances,
+      durations,
+      timeScale: vehTraffic ? scale / slowestSpeedFactor(vehTraffic) : scale,
+      freeFlowScale: scale,
+      traffic: vehTraffic,
+      open: v.roundtrip === false,
+      earliestStart: shift?.earliestStart ?? 0,
+      latestStart: shift?.latestStart ?? UNBOUNDED,
+      latestEnd: shift?.latestEnd ?? UNBOUNDED,
+      maxDuration: v.maxTourDuration ?? UNBOUNDED,
+      capacity,
+      fixedCost: costs?.fixed ?? 0,
+      costPerMetre: (costs?.perKm ?? 1) / 1000,
+      costPerWaitSecond: (costs?.perWaitingHour ?? 0) / 3600,
+      costPerDurationSecond: (costs?.perTourHour ?? 0) / 3600,
+    };
+    model.typeKey = JSON.stringify([
+      cls,
+      m ? 1 : 0,
+      model.timeScale,
+      model.open,
+      model.earliestStart,
+      model.latestStart,
+      model.latestEnd,
+      model.maxDuration,
+      [...capacity],
+      model.fixedCost,
+      model.costPerMetre,
+      model.costPerWaitSecond,
+      model.costPerDurationSecond,
+    ]);
+    return model;
+  });
+
+  const service = new Float64Array(size);
+  const ready = new Float64Array(size);
+  const due = new Float64Array(size);
+  const plain = new Float64Array(size * dims);
+  const delta = new Float64Array(size * dims);
+  const partner = new Int32Array(size).fill(-1);
+  const pairRole = new Uint8Array(size);
+  const priority = new Float64Array(size);
+  const invalid = new Map<number, string>();
+  const indexOf = new Map<string, number>();
+  jobs.forEach((j, i) => {
+    if (indexOf.has(j.id)) throw new Error(`duplicate job id ${j.id}`);
+    indexOf.set(j.id, i + 1);
+  });
+  ready[0] = -UNBOUNDED;
+  due[0] = UNBOUNDED;
+  jobs.forEach((j, i) => {
+    const node = i + 1;
+    service[node] = j.service ?? 0;
+    ready[node] = j.timeWindow?.start ?? -UNBOUNDED;
+    due[node] = j.timeWindow?.end ?? UNBOUNDED;
+    priority[node] = j.priority ?? 0;
+    if (j.pickup !== undefined) {
+      const p = indexOf.get(j.pickup);
+      if (p === undefined || p === node || partner[p] !== -1 || jobs[p - 1].pickup !== undefined) {
+        invalid.set(node, `pickup "${j.pickup}" is unknown or already paired; fix the pickup id`);
+      } else {
+        partner[p] = node;
+        partner[node] = p;
+        pairRole[p] = 1;
+        pairRole[node] = 2;
+      }
+    }
+  });
+  jobs.forEach((j, i) => {
+    const node = i + 1;
+    for (let d = 0; d < dims; d++) {
+      const q = j.load?.[d] ?? 0;
+      if (pairRole[node] === 1) delta[node * dims + d] = q;
+      else if (pairRole[node] === 2) delta[node * dims + d] = -(jobs[partner[node] - 1].load?.[d] ?? 0);
+      else {
+        plain[node * dims + d] = q;
+        delta[node * dims + d] = -q;
+      }
+    }
+  });
+  // A pickup whose delivery is invalid is invalid too (it would never be unloaded).
+  for (const node of invalid.keys()) if (partner[node] >= 0) invalid.set(partner[node], invalid.get(node)!);
+
+  // Units: connected components of "same pair" and "same group".
+  const parent = Int32Array.from({ length: size }, (_, i) => i);
+  const find = (x: number): number => (parent[x] === x ? x : (parent[x] = find(parent[x])));
+  const groupHead = new Map<string, number>();
+  jobs.forEach((j, i) => {
+    const node = i + 1;
+    if (partner[node] > 0) parent[find(node)] = find(partner[node]);
+    if (j.group !== undefined) {
+      const head = groupHead.get(j.group);
+      if (head === undefined) groupHead.set(j.group, node);
+      else parent[find(node)] = find(head);
+    }
+  });
+  const unitByRoot = new Map<number, number[]>();
+  for (let node = 1; node < size; node++) {
+    const r = find(node);
+    let u = unitByRoot.get(r);
+    if (!u) unitByRoot.set(r, (u = []));
+    u.push(node);
+  }
+  const units = [...unitByRoot.values()];
+  const unitOf = new Int32Array(size).fill(-1);
+  units.forEach((u, i) => {
+    for (const node of u) unitOf[node] = i;
+    // A unit with an invalid member cannot be served as a whole.
+    const bad = u.find((node) => invalid.has(node));
+    if (bad !== undefined) for (const node of u) if (!invalid.has(node)) invalid.set(node, `unit member ${jobs[bad - 1].id} is invalid`);
+  });
+
+  const distances = vehicles[0]?.distances ?? embeddedDistances();
+  const neighbourCount = Math.max(0, Math.min(size - 2, 80));
+  const neighbours = new Int32Array(size * neighbourCount);
+  const order: number[] = [];
+  for (let i = 1; i < size; i++) {
+    order.length = 0;
+    for (let j = 1; j < size; j++) if (j !== i) order.push(j);
+    const row = i * size;
+    order.sort((a, b) => distances[row + a] + distances[a * size + i] - distances[row + b] - distances[b * size + i]);
+    for (let k = 0; k < neighbourCount; k++) neighbours[i * neighbourCount + k] = order[k];
+  }
+
+  return {
+    problem,
+    size,
+    dims,
+    distances,
+    service,
+    ready,
+    due,
+    plain,
+    delta,
+    partner,
+    pairRole,
+    priority,
+    units,
+    unitOf,
+    invalid,
+    vehicles,
+    maxTours: Math.min(problem.numVehicles ?? vehicles.length, vehicles.length),
+    neighbours,
+    neighbourCount,
+    hasPairs: pairRole.some((r) => r !== 0),
+  };
+}

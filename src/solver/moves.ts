@@ -1,0 +1,109 @@
+import type { Random } from "./random";
+import type { Route } from "./route";
+import { EPS, merge, seg } from "./segment";
+import type { SolutionState } from "./state";
+
+/**
+ * Inter-tour moves checked in O(1) with the tours' prefix/suffix summaries:
+ * relocate, swap and 2-opt* (tail exchange). Used to perturb solutions in
+ * route minimisation; only plain single jobs are moved.
+ */
+
+function movable(state: SolutionState, node: number): boolean {
+  const inst = state.inst;
+  return inst.pairRole[node] === 0 && inst.units[inst.unitOf[node]].length === 1;
+}
+
+/** Cost change of exchanging the tails A[i..] and B[j..], or Infinity. */
+export function twoOptStarCost(a: Route, i: number, b: Route, j: number): number {
+  if (a.vehicle.typeKey !== b.vehicle.typeKey || a.hasPairs || b.hasPairs) return Infinity;
+  const headA = tailJoin(a, i, b, j);
+  if (headA === Infinity) return Infinity;
+  const headB = tailJoin(b, j, a, i);
+  if (headB === Infinity) return Infinity;
+  return headA + headB - a.cost - b.cost;
+}
+
+/** Cost of prefix(x, i) + suffix(y, j) on x's vehicle, or Infinity. */
+function tailJoin(x: Route, i: number, y: Route, j: number): number {
+  const v = x.vehicle;
+  for (let d = 0; d < x.dims; d++) {
+    const ki = i * x.dims + d;
+    const kj = j * x.dims + d;
+    const plain = x.fPlain[ki] + y.bPlain[kj];
+    const peak = Math.max(x.fPeak[ki], x.fSum[ki] + y.bPeak[kj]);
+    if (plain + peak > v.capacity[d] + EPS) return Infinity;
+  }
+  const last = i > 0 ? x.nodes[i - 1] : 0;
+  const first = j < y.nodes.length ? y.nodes[j] : -1;
+  if (i === 0 && first < 0) return 0;
+  const t = x.time(last, first);
+  merge(x.fDur[i], x.fWarp[i], x.fEarly[i], x.fLate[i], t, y.bDur[j], y.bWarp[j], y.bEarly[j], y.bLate[j]);
+  if (seg.timeWarp > EPS || seg.duration > v.maxDuration + EPS) return Infinity;
+  const travel = x.fTravel[i] + t + y.bTravel[j];
+  const waiting = Math.max(0, seg.duration - travel - x.fService[i] - y.bService[j]);
+  return x.costOf(x.fDist[i] + x.dist(last, first) + y.bDist[j], seg.duration, waiting);
+}
+
+export function applyTwoOptStar(state: SolutionState, a: Route, i: number, b: Route, j: number): void {
+  const tailA = a.nodes.slice(i);
+  const tailB = b.nodes.slice(j);
+  a.nodes.length = i;
+  b.nodes.length = j;
+  a.nodes.push(...tailB);
+  b.nodes.push(...tailA);
+  state.afterChange(a);
+  state.afterChange(b);
+}
+
+/**
+ * Applies up to `attempts` random feasible moves between neighbouring jobs
+ * (Nagata & Bräysy's perturbation), regardless of cost. With `improveOnly`,
+ * only moves that lower the cost are taken (a cheap descent).
+ */
+export function randomMoves(state: SolutionState, rng: Random, attempts: number, improveOnly: boolean): void {
+  const inst = state.inst;
+  const k = inst.neighbourCount;
+  if (k === 0) return;
+  const limit = Math.min(k, 20);
+  for (let t = 0; t < attempts; t++) {
+    if (state.routes.length < 2) return;
+    const u = 1 + rng.int(inst.size - 1);
+    const ra = state.routeOf[u];
+    if (!ra) continue;
+    const w = inst.neighbours[u * k + rng.int(limit)];
+    const rb = state.routeOf[w];
+    if (!rb || rb === ra) continue;
+    const i = state.position[u];
+    const j = state.position[w];
+    const kind = rng.int(3);
+    const threshold = improveOnly ? -EPS : Infinity;
+    if (kind === 0 && movable(state, u)) {
+      const out = ra.replaceCost(i, i + 1, -1);
+      if (out === Infinity) continue;
+      const pos = j + rng.int(2);
+      const inn = rb.insertionCost(u, pos);
+      if (out + inn < threshold) {
+        ra.nodes.splice(i, 1);
+        rb.nodes.splice(pos, 0, u);
+        state.routeOf[u] = rb;
+        state.afterChange(ra);
+        state.afterChange(rb);
+      }
+    } else if (kind === 1 && movable(state, u) && movable(state, w)) {
+      const ca = ra.replaceCost(i, i + 1, w);
+      if (ca === Infinity) continue;
+      const cb = rb.replaceCost(j, j + 1, u);
+      if (ca + cb < threshold) {
+        ra.nodes[i] = w;
+        rb.nodes[j] = u;
+        state.afterChange(ra);
+        state.afterChange(rb);
+      }
+    } else if (kind === 2) {
+      // u's tail after u follows w: a -> u -> w ...
+      const c = twoOptStarCost(ra, i + 1, rb, j);
+      if (c < threshold) applyTwoOptStar(state, ra, i + 1, rb, j);
+    }
+  }
+}

@@ -1,0 +1,299 @@
+import type { Instance, VehicleModel } from "./model";
+import { UNBOUNDED } from "./model";
+import { EPS, merge, seg } from "./segment";
+
+/**
+ * One tour under construction: its job sequence plus prefix and suffix
+ * summaries (duration segments, distance, load profile) so that inserting,
+ * removing or replacing a job is checked in O(1).
+ *
+ * Prefix p covers the start depot and nodes[0 .. p-1]; suffix p covers
+ * nodes[p .. L-1] and the end depot.
+ */
+export class Route {
+  nodes: number[] = [];
+  readonly size: number;
+  readonly dims: number;
+  fDur: number[] = [];
+  fWarp: number[] = [];
+  fEarly: number[] = [];
+  fLate: number[] = [];
+  fDist: number[] = [];
+  fTravel: number[] = [];
+  fService: number[] = [];
+  bDur: number[] = [];
+  bWarp: number[] = [];
+  bEarly: number[] = [];
+  bLate: number[] = [];
+  bDist: number[] = [];
+  bTravel: number[] = [];
+  bService: number[] = [];
+  /** Per position x dimension: delivered-from-depot sum, load-change sum, peak prefix change. */
+  fPlain: number[] = [];
+  fSum: number[] = [];
+  fPeak: number[] = [];
+  bPlain: number[] = [];
+  bSum: number[] = [];
+  bPeak: number[] = [];
+  distance = 0;
+  duration = 0;
+  waiting = 0;
+  cost = 0;
+  /** Whether the stored sequence satisfies every constraint. */
+  feasible = true;
+  /** Whether some node has a partner (then precedence matters for moves). */
+  hasPairs = false;
+
+  constructor(
+    readonly inst: Instance,
+    readonly vehicle: VehicleModel,
+  ) {
+    this.size = inst.size;
+    this.dims = inst.dims;
+    this.update();
+  }
+
+  clone(): Route {
+    const r = Object.create(Route.prototype) as Route;
+    Object.assign(r, this);
+    for (const key of ARRAY_FIELDS) (r as unknown as Record<string, number[]>)[key] = (this as unknown as Record<string, number[]>)[key].slice();
+    return r;
+  }
+
+  /** Planned travel time of the leg i -> j (j = -1: the end of the tour). */
+  time(i: number, j: number): number {
+    if (j < 0) return this.vehicle.open ? 0 : this.vehicle.durations[i * this.size] * this.vehicle.timeScale;
+    return this.vehicle.durations[i * this.size + j] * this.vehicle.timeScale;
+  }
+
+  dist(i: number, j: number): number {
+    if (j < 0) return this.vehicle.open ? 0 : this.vehicle.distances[i * this.size];
+    return this.vehicle.distances[i * this.size + j];
+  }
+
+  get length(): number {
+    return this.nodes.length;
+  }
+
+  /** Recomputes all summaries; O(length). */
+  update(): void {
+    const { inst, vehicle: v, dims, nodes } = this;
+    const len = nodes.length;
+    const ready = inst.ready;
+    const due = inst.due;
+    const service = inst.service;
+    this.fDur.length = this.fWarp.length = this.fEarly.length = this.fLate.length = len + 1;
+    this.bDur.length = this.bWarp.length = this.bEarly.length = this.bLate.length = len + 1;
+    this.fDist.length = this.bDist.length = this.fTravel.length = this.bTravel.length = len + 1;
+    this.fService.length = this.bService.length = len + 1;
+    this.fPlain.length = this.fSum.length = this.fPeak.length = (len + 1) * dims;
+    this.bPlain.length = this.bSum.length = this.bPeak.length = (len + 1) * dims;
+    this.fDur[0] = 0;
+    this.fWarp[0] = 0;
+    this.fEarly[0] = v.earliestStart;
+    this.fLate[0] = v.latestStart;
+    this.fDist[0] = 0;
+    this.fTravel[0] = 0;
+    this.fService[0] = 0;
+    for (let d = 0; d < dims; d++) this.fPlain[d] = this.fSum[d] = this.fPeak[d] = 0;
+    let prev = 0;
+    this.hasPairs = false;
+    for (let p = 1; p <= len; p++) {
+      const node = nodes[p - 1];
+      if (inst.pairRole[node] !== 0) this.hasPairs = true;
+      const t = this.time(prev, node);
+      merge(this.fDur[p - 1], this.fWarp[p - 1], this.fEarly[p - 1], this.fLate[p - 1], t, service[node], 0, ready[node], due[node]);
+      this.fDur[p] = seg.duration;
+      this.fWarp[p] = seg.timeWarp;
+      this.fEarly[p] = seg.earliest;
+      this.fLate[p] = seg.latest;
+      this.fDist[p] = this.fDist[p - 1] + this.dist(prev, node);
+      this.fTravel[p] = this.fTravel[p - 1] + t;
+      this.fService[p] = this.fService[p - 1] + service[node];
+      for (let d = 0; d < dims; d++) {
+        const q = (p - 1) * dims + d;
+        const k = p * dims + d;
+        const delta = inst.delta[node * dims + d];
+        this.fPlain[k] = this.fPlain[q] + inst.plain[node * dims + d];
+        this.fSum[k] = this.fSum[q] + delta;
+        this.fPeak[k] = Math.max(this.fPeak[q], this.fSum[k]);
+      }
+      prev = node;
+    }
+    this.bDur[len] = 0;
+    this.bWarp[len] = 0;
+    this.bEarly[len] = -UNBOUNDED;
+    this.bLate[len] = v.latestEnd;
+    this.bDist[len] = 0;
+    this.bTravel[len] = 0;
+    this.bService[len] = 0;
+    for (let d = 0; d < dims; d++) this.bPlain[len * dims + d] = this.bSum[len * dims + d] = this.bPeak[len * dims + d] = 0;
+    let next = -1;
+    for (let p = len - 1; p >= 0; p--) {
+      const node = nodes[p];
+      const t = this.time(node, next);
+      merge(service[node], 0, ready[node], due[node], t, this.bDur[p + 1], this.bWarp[p + 1], this.bEarly[p + 1], this.bLate[p + 1]);
+      this.bDur[p] = seg.duration;
+      this.bWarp[p] = seg.timeWarp;
+      this.bEarly[p] = seg.earliest;
+      this.bLate[p] = seg.latest;
+      this.bDist[p] = this.bDist[p + 1] + this.dist(node, next);
+      this.bTravel[p] = this.bTravel[p + 1] + t;
+      this.bService[p] = this.bService[p + 1] + service[node];
+      for (let d = 0; d < dims; d++) {
+        const k = p * dims + d;
+        const n1 = (p + 1) * dims + d;
+        const delta = inst.delta[node * dims + d];
+        this.bPlain[k] = this.bPlain[n1] + inst.plain[node * dims + d];
+        this.bSum[k] = this.bSum[n1] + delta;
+        this.bPeak[k] = Math.max(0, delta + this.bPeak[n1]);
+      }
+      next = node;
+    }
+    // Whole tour = prefix(len) + end depot.
+    const tEnd = len > 0 ? this.time(nodes[len - 1], -1) : 0;
+    merge(this.fDur[len], this.fWarp[len], this.fEarly[len], this.fLate[len], tEnd, 0, 0, -UNBOUNDED, v.latestEnd);
+    this.duration = seg.duration;
+    this.distance = this.fDist[len] + (len > 0 ? this.dist(nodes[len - 1], -1) : 0);
+    const travel = this.fTravel[len] + tEnd;
+    this.waiting = Math.max(0, this.duration - travel - this.fService[len]);
+    let feasible = seg.timeWarp < EPS && this.duration <= v.maxDuration + EPS;
+    for (let d = 0; d < dims; d++) {
+      if (this.fPlain[len * dims + d] + this.fPeak[len * dims + d] > v.capacity[d] + EPS) feasible = false;
+    }
+    this.feasible = feasible;
+    this.cost = len === 0 ? 0 : this.costOf(this.distance, this.duration, this.waiting);
+  }
+
+  costOf(distance: number, duration: number, waiting: number): number {
+    const v = this.vehicle;
+    return v.fixedCost + v.costPerMetre * distance + v.costPerWaitSecond * waiting + v.costPerDurationSecond * duration;
+  }
+
+  /**
+   * Cost increase of inserting `node` before position p (0..length), or
+   * Infinity when infeasible. Capacity, windows, shift and max duration are
+   * all checked in O(dims).
+   */
+  insertionCost(node: number, p: number): number {
+    const { inst, vehicle: v, dims, nodes } = this;
+    for (let d = 0; d < dims; d++) {
+      const k = p * dims + d;
+      const delta = inst.delta[node * dims + d];
+      const plain = this.fPlain[k] + inst.plain[node * dims + d] + this.bPlain[k];
+      const peak = Math.max(this.fPeak[k], this.fSum[k] + Math.max(0, delta + this.bPeak[k]));
+      if (plain + peak > v.capacity[d] + EPS) return Infinity;
+    }
+    const len = nodes.length;
+    const a = p > 0 ? nodes[p - 1] : 0;
+    const b = p < len ? nodes[p] : -1;
+    const tav = this.time(a, node);
+    merge(this.fDur[p], this.fWarp[p], this.fEarly[p], this.fLate[p], tav, inst.service[node], 0, inst.ready[node], inst.due[node]);
+    if (seg.timeWarp > EPS) return Infinity;
+    const tvb = this.time(node, b);
+    merge(seg.duration, seg.timeWarp, seg.earliest, seg.latest, tvb, this.bDur[p], this.bWarp[p], this.bEarly[p], this.bLate[p]);
+    if (seg.timeWarp > EPS || seg.duration > v.maxDuration + EPS) return Infinity;
+    const addDist = this.dist(a, node) + this.dist(node, b) - (len > 0 ? this.dist(a, b) : 0);
+    let cost = v.costPerMetre * addDist + (len === 0 ? v.fixedCost : 0);
+    if (v.costPerWaitSecond !== 0 || v.costPerDurationSecond !== 0) {
+      const duration = seg.duration;
+      const travel = this.fTravel[p] + tav + tvb + this.bTravel[p] - (len > 0 ? this.time(a, b) : 0);
+      const waiting = Math.max(0, duration - travel - this.fService[p] - this.bService[p] - inst.service[node]);
+      cost += v.costPerWaitSecond * (waiting - this.waiting) + v.costPerDurationSecond * (duration - this.duration);
+    }
+    return cost;
+  }
+
+  /**
+   * Cost change of replacing positions [i, j) by `node` (node = -1: remove
+   * only), or Infinity when infeasible. Used by swaps and removals.
+   */
+  replaceCost(i: number, j: number, node: number): number {
+    const { inst, vehicle: v, dims, nodes } = this;
+    const len = nodes.length;
+    if (node < 0 && i === 0 && j === len) return -this.cost;
+    for (let d = 0; d < dims; d++) {
+      const ki = i * dims + d;
+      const kj = j * dims + d;
+      const plain = this.fPlain[ki] + (node >= 0 ? inst.plain[node * dims + d] : 0) + this.bPlain[kj];
+      const delta = node >= 0 ? inst.delta[node * dims + d] : 0;
+      const peak = Math.max(this.fPeak[ki], this.fSum[ki] + Math.max(0, delta + this.bPeak[kj]));
+      if (plain + peak > v.capacity[d] + EPS) return Infinity;
+    }
+    const a = i > 0 ? nodes[i - 1] : 0;
+    const b = j < len ? nodes[j] : -1;
+    let travel = this.fTravel[i] + this.bTravel[j];
+    let service = this.fService[i] + this.bService[j];
+    let dist: number;
+    if (node >= 0) {
+      const tav = this.time(a, node);
+      merge(this.fDur[i], this.fWarp[i], this.fEarly[i], this.fLate[i], tav, inst.service[node], 0, inst.ready[node], inst.due[node]);
+      if (seg.timeWarp > EPS) return Infinity;
+      const tvb = this.time(node, b);
+      merge(seg.duration, seg.timeWarp, seg.earliest, seg.latest, tvb, this.bDur[j], this.bWarp[j], this.bEarly[j], this.bLate[j]);
+      travel += tav + tvb;
+      service += inst.service[node];
+      dist = this.fDist[i] + this.dist(a, node) + this.dist(node, b) + this.bDist[j];
+    } else {
+      const tab = this.time(a, b);
+      merge(this.fDur[i], this.fWarp[i], this.fEarly[i], this.fLate[i], tab, this.bDur[j], this.bWarp[j], this.bEarly[j], this.bLate[j]);
+      travel += tab;
+      dist = this.fDist[i] + this.dist(a, b) + this.bDist[j];
+    }
+    if (seg.timeWarp > EPS || seg.duration > v.maxDuration + EPS) return Infinity;
+    const waiting = Math.max(0, seg.duration - travel - service);
+    return this.costOf(dist, seg.duration, waiting) - this.cost;
+  }
+
+  insert(node: number, p: number): void {
+    this.nodes.splice(p, 0, node);
+    this.update();
+  }
+}
+
+const ARRAY_FIELDS = [
+  "nodes",
+  "fDur",
+  "fWarp",
+  "fEarly",
+  "fLate",
+  "fDist",
+  "fTravel",
+  "fService",
+  "bDur",
+  "bWarp",
+  "bEarly",
+  "bLate",
+  "bDist",
+  "bTravel",
+  "bService",
+  "fPlain",
+  "fSum",
+  "fPeak",
+  "bPlain",
+  "bSum",
+  "bPeak",
+] as const;
+
+/** Evaluates an arbitrary sequence on a vehicle (O(length)); used for multi-job moves. */
+export function evaluateSequence(route: Route, nodes: number[]): { feasible: boolean; cost: number } {
+  const saved = route.nodes;
+  route.nodes = nodes;
+  route.update();
+  const result = { feasible: route.feasible && precedenceHolds(route.inst, nodes), cost: route.cost };
+  route.nodes = saved;
+  route.update();
+  return result;
+}
+
+/** Every pair's pickup precedes its delivery and both are present. */
+export function precedenceHolds(inst: Instance, nodes: number[]): boolean {
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i];
+    if (inst.pairRole[n] === 2) {
+      const p = nodes.indexOf(inst.partner[n]);
+      if (p < 0 || p > i) return false;
+    } else if (inst.pairRole[n] === 1 && nodes.indexOf(inst.partner[n]) < 0) return false;
+  }
+  return true;
+}

@@ -1,0 +1,64 @@
+import { trafficTravelTime } from "./matrix";
+import type { Instance } from "./model";
+import type { Route } from "./route";
+import { merge, seg } from "./segment";
+import type { Tour } from "./types";
+
+/**
+ * Timetable of a planned tour. The departure is the earliest one that
+ * achieves the tour's minimal duration (from its duration segment); times
+ * then follow the real, possibly time-dependent, travel times. Planning used
+ * the slowest traffic factor, so real arrivals are never later than planned.
+ */
+export function timetable(inst: Instance, route: Route): Tour {
+  const v = route.vehicle;
+  const nodes = route.nodes;
+  const len = nodes.length;
+  const tEnd = route.time(nodes[len - 1], -1);
+  merge(route.fDur[len], route.fWarp[len], route.fEarly[len], route.fLate[len], tEnd, 0, 0, -Infinity, v.latestEnd);
+  let t = Math.max(v.earliestStart, seg.earliest);
+  const start = t;
+  let prev = 0;
+  let load: number[] = [];
+  for (let d = 0; d < inst.dims; d++) load.push(route.fPlain[len * inst.dims + d]);
+  const stops = [];
+  let distance = 0;
+  let waiting = 0;
+  for (const node of nodes) {
+    const leg = v.distances[prev * inst.size + node];
+    const travel = trafficTravelTime(v.traffic, v.durations[prev * inst.size + node] * v.freeFlowScale, t);
+    const arrival = t + travel;
+    const serviceStart = Math.max(arrival, inst.ready[node]);
+    const departure = serviceStart + inst.service[node];
+    load = load.map((q, d) => q + inst.delta[node * inst.dims + d]);
+    stops.push({
+      jobId: inst.problem.jobs[node - 1].id,
+      arrival,
+      serviceStart,
+      departure,
+      waiting: serviceStart - arrival,
+      load,
+      distance: leg,
+    });
+    distance += leg;
+    waiting += serviceStart - arrival;
+    t = departure;
+    prev = node;
+  }
+  let end = t;
+  if (!v.open) {
+    distance += v.distances[prev * inst.size];
+    end = t + trafficTravelTime(v.traffic, v.durations[prev * inst.size] * v.freeFlowScale, t);
+  }
+  const duration = end - start;
+  return {
+    vehicleId: v.id,
+    start,
+    end,
+    stops,
+    distance,
+    duration,
+    waiting,
+    cost: route.costOf(distance, duration, waiting),
+  };
+}

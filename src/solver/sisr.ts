@@ -1,0 +1,142 @@
+import type { Budget } from "./budget";
+import type { Random } from "./random";
+import type { Route } from "./route";
+import { better, type SolutionState } from "./state";
+
+/**
+ * Slack Induction by String Removals (Christiaens & Vanden Berghe 2020):
+ * ruin a few tours around a random job by removing strings (or split
+ * strings) of consecutive jobs, recreate by greedy cheapest insertion in a
+ * random-ish order with blinks, and accept by simulated annealing on cost.
+ * The hierarchical objective is respected: a candidate with more unassigned
+ * jobs or more tours is never accepted, one with fewer always is.
+ */
+const AVG_REMOVED = 10; // c-bar
+const MAX_STRING = 10; // L-max
+const SPLIT_RATE = 0.5;
+const SPLIT_DEPTH = 0.01; // beta
+const BLINK_RATE = 0.01;
+
+export interface Annealing {
+  /** Start and final temperature in cost units. */
+  initial: number;
+  final: number;
+}
+
+export function* ruinAndRecreate(
+  start: SolutionState,
+  rng: Random,
+  budget: Budget,
+  from: number,
+  annealing: Annealing,
+  onImproved: (s: SolutionState) => void,
+): Generator<void, SolutionState> {
+  let current = start;
+  let best = start;
+  let bestObj = best.objective();
+  let currentObj = bestObj;
+  while (!budget.exhausted()) {
+    budget.tick();
+    if ((budget.iterations & 31) === 0) yield;
+    const progress = Math.min(1, Math.max(0, (budget.fraction() - from) / Math.max(1e-9, 1 - from)));
+    const temperature = annealing.initial * Math.pow(annealing.final / annealing.initial, progress);
+    const candidate = current.clone();
+    const removed = ruin(candidate, rng);
+    recreate(candidate, removed, rng);
+    const obj = candidate.objective();
+    let accept: boolean;
+    if (obj.unassigned !== currentObj.unassigned || obj.unassignedPriority !== currentObj.unassignedPriority || obj.tours !== currentObj.tours) {
+      accept = better(obj, currentObj);
+    } else {
+      accept = obj.cost < currentObj.cost - temperature * Math.log(rng.next());
+    }
+    if (accept) {
+      current = candidate;
+      currentObj = obj;
+      if (better(obj, bestObj)) {
+        best = candidate.clone();
+        bestObj = obj;
+        onImproved(best);
+      }
+    }
+  }
+  return best;
+}
+
+/** Adjacent string removal; returns the removed units (now unassigned). */
+export function ruin(state: SolutionState, rng: Random): number[] {
+  const inst = state.inst;
+  if (state.routes.length === 0) return [];
+  let assigned = 0;
+  for (const r of state.routes) assigned += r.nodes.length;
+  const avgTour = assigned / state.routes.length;
+  const maxString = Math.min(MAX_STRING, avgTour);
+  const maxStrings = (4 * AVG_REMOVED) / (1 + maxString) - 1;
+  const strings = Math.floor(rng.next() * maxStrings) + 1;
+  // Seed: a random assigned job.
+  let seed = -1;
+  for (let tries = 0; tries < 100 && seed < 0; tries++) {
+    const n = 1 + rng.int(inst.size - 1);
+    if (state.routeOf[n]) seed = n;
+  }
+  if (seed < 0) return [];
+  const ruined = new Set<Route>();
+  const toRemove = new Set<number>();
+  const k = inst.neighbourCount;
+  for (let i = -1; i < k && ruined.size < strings; i++) {
+    const c = i < 0 ? seed : inst.neighbours[seed * k + i];
+    const route = state.routeOf[c];
+    if (!route || ruined.has(route) || toRemove.has(c)) continue;
+    ruined.add(route);
+    const len = route.nodes.length;
+    const maxLen = Math.min(len, maxString);
+    const l = Math.floor(rng.next() * maxLen) + 1;
+    const pos = state.position[c];
+    if (l === len || rng.next() < SPLIT_RATE || l < 2) {
+      // String of l jobs containing c.
+      const lo = Math.max(0, Math.min(pos - rng.int(l), len - l));
+      for (let j = lo; j < lo + l; j++) toRemove.add(route.nodes[j]);
+    } else {
+      // Split string: a string of l + m jobs, of which m consecutive stay.
+      let m = 1;
+      while (l + m < len && rng.next() > SPLIT_DEPTH) m++;
+      const total = l + m;
+      const lo = Math.max(0, Math.min(pos - rng.int(total), len - total));
+      const keepAt = lo + rng.int(l + 1);
+      for (let j = lo; j < lo + total; j++) if (j < keepAt || j >= keepAt + m) toRemove.add(route.nodes[j]);
+    }
+  }
+  // Whole units leave together (pairs, groups).
+  const units = new Set<number>();
+  for (const n of toRemove) units.add(inst.unitOf[n]);
+  const nodes: number[] = [];
+  for (const u of units) for (const n of inst.units[u]) nodes.push(n);
+  state.removeNodes(nodes);
+  const list = [...units];
+  state.unassigned.push(...list);
+  return list;
+}
+
+/** Greedy insertion with blinks, in one of SISR's orders. */
+export function recreate(state: SolutionState, units: number[], rng: Random): void {
+  const inst = state.inst;
+  const order = units.slice();
+  const r = rng.int(11);
+  const key = (u: number) => inst.units[u][0];
+  if (r < 4) rng.shuffle(order);
+  else if (r < 8) {
+    const demand = (u: number) => {
+      let q = 0;
+      for (const n of inst.units[u]) for (let d = 0; d < inst.dims; d++) q += inst.plain[n * inst.dims + d];
+      return q;
+    };
+    order.sort((a, b) => demand(b) - demand(a));
+  } else if (r < 10) order.sort((a, b) => inst.distances[key(b)] - inst.distances[key(a)]);
+  else order.sort((a, b) => inst.distances[key(a)] - inst.distances[key(b)]);
+  // Also retry jobs that were already unassigned before this ruin.
+  for (const u of state.unassigned) if (!units.includes(u)) order.push(u);
+  for (const u of order) {
+    const placement = state.bestPlacement(u, rng, BLINK_RATE, true);
+    if (placement) state.apply(u, placement);
+  }
+}

@@ -1,0 +1,154 @@
+import { Budget } from "./budget";
+import { regretInsertion } from "./construction";
+import { diagnose } from "./diagnose";
+import { compile, type Instance } from "./model";
+import { Random } from "./random";
+import { relaxedJobs, relaxWindows } from "./relax";
+import { minimiseRoutes } from "./route-minimisation";
+import { timetable } from "./schedule";
+import { ruinAndRecreate } from "./sisr";
+import { type Objective, SolutionState } from "./state";
+import type { Problem, Solution, SolveOptions, UnassignedJob } from "./types";
+
+/** Share of the budget for route minimisation; the rest minimises cost. */
+const ROUTE_MINIMISATION_SHARE = 0.5;
+
+/**
+ * Solves a problem. Asynchronous only to let cancellation signals through:
+ * the search yields to the event loop about every 50 ms.
+ */
+export async function solve(problem: Problem, options: SolveOptions = {}): Promise<Solution> {
+  const search = run(problem, options);
+  let last = Date.now();
+  for (;;) {
+    const step = search.next();
+    if (step.done) return step.value;
+    if (Date.now() - last >= 50) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      last = Date.now();
+    }
+  }
+}
+
+/** Same as `solve`, without yielding (cancellation only via `shouldStop` or an already-aborted signal). */
+export function solveSync(problem: Problem, options: SolveOptions = {}): Solution {
+  const search = run(problem, options);
+  for (;;) {
+    const step = search.next();
+    if (step.done) return step.value;
+  }
+}
+
+function* run(problem: Problem, options: SolveOptions): Generator<void, Solution> {
+  const budget = new Budget(options);
+  const seed = options.seed ?? 1;
+  const rng = new Random(seed);
+  const inst = compile(problem);
+  const originalDue = inst.due.slice();
+  let bestObjective: Objective | null = null;
+  const improved = (s: SolutionState) => {
+    bestObjective = s.objective();
+    report();
+  };
+  const report = () =>
+    budget.progress(() => ({
+      tours: bestObjective?.tours ?? 0,
+      unassigned: bestObjective?.unassigned ?? inst.size - 1,
+      cost: bestObjective?.cost ?? 0,
+    }));
+
+  let best: SolutionState;
+  if (problem.fixOrder) {
+    best = fixedOrder(inst);
+  } else {
+    best = regretInsertion(inst);
+    improved(best);
+    yield;
+    best = yield* minimiseRoutes(best, rng, budget, ROUTE_MINIMISATION_SHARE, improved);
+    const jobs = inst.size - 1 - best.unassigned.length;
+    const perJob = best.cost() / Math.max(1, jobs);
+    best = yield* ruinAndRecreate(best, rng, budget, budget.fraction(), { initial: 0.3 * perJob, final: 0.003 * perJob }, improved);
+  }
+  const relaxed = relaxWindows(inst, best);
+  return output(inst, best, relaxed, originalDue, budget, seed);
+}
+
+/**
+ * `fixOrder`: jobs are laid out on tours in the given order; a new tour
+ * starts when the next job does not fit at the end of the current one.
+ * Pairs and groups split across tours are left unassigned.
+ */
+function fixedOrder(inst: Instance): SolutionState {
+  const state = SolutionState.empty(inst);
+  let current = null as ReturnType<SolutionState["openTour"]> | null;
+  let nextVehicle = 0;
+  for (let node = 1; node < inst.size; node++) {
+    if (inst.invalid.has(node)) continue;
+    if (current && current.insertionCost(node, current.nodes.length) < Infinity) {
+      current.nodes.push(node);
+      current.update();
+      state.index(current);
+      continue;
+    }
+    while (nextVehicle < inst.vehicles.length && state.canOpenTour()) {
+      const tour = state.openTour(inst.vehicles[nextVehicle++]);
+      if (tour.insertionCost(node, 0) < Infinity) {
+        tour.nodes.push(node);
+        tour.update();
+        state.index(tour);
+        current = tour;
+        break;
+      }
+      state.afterChange(tour);
+    }
+  }
+  // Units must be complete and on one tour; otherwise leave them out.
+  const broken: number[] = [];
+  inst.units.forEach((members, u) => {
+    const tours = new Set(members.map((n) => state.routeOf[n]));
+    const ordered = members.every((n) => inst.pairRole[n] !== 2 || state.position[inst.partner[n]] < state.position[n]);
+    if (tours.size > 1 || tours.has(null) || !ordered) broken.push(u);
+  });
+  for (const u of broken) state.removeNodes(inst.units[u].filter((n) => state.routeOf[n] !== null));
+  state.unassigned = broken.filter((u) => !inst.invalid.has(inst.units[u][0]));
+  return state;
+}
+
+function output(
+  inst: Instance,
+  state: SolutionState,
+  relaxed: Map<number, number>,
+  originalDue: Float64Array,
+  budget: Budget,
+  seed: number,
+): Solution {
+  const tours = state.routes.map((r) => timetable(inst, r));
+  const serviceStart = new Map<string, number>();
+  for (const t of tours) for (const s of t.stops) serviceStart.set(s.jobId, s.serviceStart);
+  const unassigned: UnassignedJob[] = [];
+  const seen = new Set<number>();
+  for (const u of state.unassigned) if (!seen.has(u)) (seen.add(u), unassigned.push(...diagnose(inst, state, u)));
+  inst.units.forEach((members, u) => {
+    if (!seen.has(u) && inst.invalid.has(members[0])) unassigned.push(...diagnose(inst, state, u));
+  });
+  const sum = (f: (t: (typeof tours)[number]) => number) => tours.reduce((a, t) => a + f(t), 0);
+  return {
+    tours,
+    unassigned,
+    relaxed: relaxedJobs(inst, relaxed, serviceStart, (n) => originalDue[n]),
+    summary: {
+      tours: tours.length,
+      unassigned: unassigned.length,
+      distance: sum((t) => t.distance),
+      duration: sum((t) => t.duration),
+      waiting: sum((t) => t.waiting),
+      cost: sum((t) => t.cost),
+    },
+    stats: {
+      iterations: budget.iterations,
+      elapsedMs: budget.elapsedMs(),
+      stoppedBy: budget.cancelled ? "cancelled" : "budget",
+      seed,
+    },
+  };
+}

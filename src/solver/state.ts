@@ -1,0 +1,245 @@
+import type { Instance, VehicleModel } from "./model";
+import type { Random } from "./random";
+import { evaluateSequence, precedenceHolds, Route } from "./route";
+
+/** Hierarchical objective: unassigned jobs, their priority, tours, then cost. */
+export interface Objective {
+  unassigned: number;
+  unassignedPriority: number;
+  tours: number;
+  cost: number;
+}
+
+/** a better than b (strictly)? */
+export function better(a: Objective, b: Objective): boolean {
+  if (a.unassigned !== b.unassigned) return a.unassigned < b.unassigned;
+  if (a.unassignedPriority !== b.unassignedPriority) return a.unassignedPriority < b.unassignedPriority;
+  if (a.tours !== b.tours) return a.tours < b.tours;
+  return a.cost < b.cost - 1e-9;
+}
+
+/** Where a unit could go: into `route` (null = a new tour on `vehicle`). */
+export interface Placement {
+  route: Route | null;
+  vehicle: VehicleModel;
+  cost: number;
+  /** Single job: insert before this position. */
+  position: number;
+  /** Multi-job unit: the complete new sequence of the tour. */
+  sequence?: number[];
+}
+
+/** Free vehicles grouped by interchangeable type, first free one per type. */
+export function vehicleTypes(inst: Instance): VehicleModel[][] {
+  const byType = new Map<string, VehicleModel[]>();
+  for (const v of inst.vehicles) {
+    let list = byType.get(v.typeKey);
+    if (!list) byType.set(v.typeKey, (list = []));
+    list.push(v);
+  }
+  return [...byType.values()];
+}
+
+/** A solution under search: tours in use plus the units left out. */
+export class SolutionState {
+  routes: Route[] = [];
+  /** Unit indices not on any tour. */
+  unassigned: number[] = [];
+  /** Per node: its tour (or null) ... */
+  routeOf: (Route | null)[];
+  /** ... and its position there. */
+  position: Int32Array;
+  used: Uint8Array;
+
+  constructor(
+    readonly inst: Instance,
+    readonly types: VehicleModel[][],
+    private readonly templates: Map<string, Route>,
+  ) {
+    this.routeOf = new Array(inst.size).fill(null);
+    this.position = new Int32Array(inst.size).fill(-1);
+    this.used = new Uint8Array(inst.vehicles.length);
+  }
+
+  static empty(inst: Instance): SolutionState {
+    const types = vehicleTypes(inst);
+    const templates = new Map(types.map((t) => [t[0].typeKey, new Route(inst, t[0])]));
+    const s = new SolutionState(inst, types, templates);
+    s.unassigned = inst.units.map((_, i) => i).filter((u) => !inst.invalid.has(inst.units[u][0]));
+    return s;
+  }
+
+  clone(): SolutionState {
+    const s = new SolutionState(this.inst, this.types, this.templates);
+    s.routes = this.routes.map((r) => r.clone());
+    s.unassigned = this.unassigned.slice();
+    s.used.set(this.used);
+    for (const r of s.routes) s.index(r);
+    return s;
+  }
+
+  /** Refreshes routeOf/position for one tour after it changed. */
+  index(route: Route): void {
+    const nodes = route.nodes;
+    for (let i = 0; i < nodes.length; i++) {
+      this.routeOf[nodes[i]] = route;
+      this.position[nodes[i]] = i;
+    }
+  }
+
+  objective(): Objective {
+    let unassigned = 0;
+    let unassignedPriority = 0;
+    for (const u of this.unassigned) {
+      for (const node of this.inst.units[u]) {
+        unassigned++;
+        unassignedPriority += this.inst.priority[node];
+      }
+    }
+    let cost = 0;
+    for (const r of this.routes) cost += r.cost;
+    return { unassigned, unassignedPriority, tours: this.routes.length, cost };
+  }
+
+  cost(): number {
+    let cost = 0;
+    for (const r of this.routes) cost += r.cost;
+    return cost;
+  }
+
+  canOpenTour(): boolean {
+    return this.routes.length < this.inst.maxTours;
+  }
+
+  freeVehicle(type: VehicleModel[]): VehicleModel | undefined {
+    for (const v of type) if (!this.used[v.index]) return v;
+    return undefined;
+  }
+
+  openTour(vehicle: VehicleModel): Route {
+    const r = this.templates.get(vehicle.typeKey)!.clone();
+    (r as { vehicle: VehicleModel }).vehicle = vehicle;
+    this.used[vehicle.index] = 1;
+    this.routes.push(r);
+    return r;
+  }
+
+  /** Removes the given nodes from their tours; empty tours are closed. */
+  removeNodes(nodes: number[]): void {
+    const touched = new Set<Route>();
+    for (const n of nodes) {
+      const r = this.routeOf[n];
+      if (!r) continue;
+      touched.add(r);
+      this.routeOf[n] = null;
+      this.position[n] = -1;
+    }
+    for (const r of touched) {
+      r.nodes = r.nodes.filter((n) => this.routeOf[n] === r);
+      this.afterChange(r);
+    }
+  }
+
+  /** Removes a whole tour and returns its units to the unassigned list. */
+  removeTour(route: Route): number[] {
+    const units = new Set<number>();
+    for (const n of route.nodes) {
+      units.add(this.inst.unitOf[n]);
+      this.routeOf[n] = null;
+      this.position[n] = -1;
+    }
+    route.nodes = [];
+    this.afterChange(route);
+    const list = [...units];
+    this.unassigned.push(...list);
+    return list;
+  }
+
+  afterChange(route: Route): void {
+    if (route.nodes.length === 0) {
+      const i = this.routes.indexOf(route);
+      if (i >= 0) {
+        this.routes.splice(i, 1);
+        this.used[route.vehicle.index] = 0;
+      }
+      return;
+    }
+    route.update();
+    this.index(route);
+  }
+
+  /**
+   * Cheapest feasible placement of a unit. `blinkRate` skips candidate
+   * positions at random (SISR's blinks); `allowNew` permits opening a tour.
+   */
+  bestPlacement(unit: number, rng: Random | null, blinkRate: number, allowNew: boolean): Placement | null {
+    const members = this.inst.units[unit];
+    let best: Placement | null = null;
+    const consider = (route: Route | null, vehicle: VehicleModel) => {
+      const target = route ?? this.templates.get(vehicle.typeKey)!;
+      if (members.length === 1) {
+        const node = members[0];
+        const len = target.nodes.length;
+        for (let p = 0; p <= len; p++) {
+          if (rng && blinkRate > 0 && rng.next() < blinkRate) continue;
+          const c = target.insertionCost(node, p);
+          if (c < (best?.cost ?? Infinity)) best = { route, vehicle, cost: c, position: p };
+        }
+      } else {
+        const seq = insertUnitGreedily(target, members);
+        if (seq) {
+          const { feasible, cost } = evaluateSequence(target, seq);
+          const delta = cost - target.cost;
+          if (feasible && delta < (best?.cost ?? Infinity)) best = { route, vehicle, cost: delta, position: -1, sequence: seq };
+        }
+      }
+    };
+    for (const r of this.routes) consider(r, r.vehicle);
+    if (allowNew && (best === null || this.inst.maxTours > this.routes.length) && this.canOpenTour()) {
+      // A new tour only when nothing else fits: the objective ranks tours above cost.
+      if (best === null) {
+        for (const type of this.types) {
+          const v = this.freeVehicle(type);
+          if (v) consider(null, v);
+        }
+      }
+    }
+    return best;
+  }
+
+  apply(unit: number, placement: Placement): void {
+    const route = placement.route ?? this.openTour(placement.vehicle);
+    if (placement.sequence) route.nodes = placement.sequence.slice();
+    else route.nodes.splice(placement.position, 0, this.inst.units[unit][0]);
+    route.update();
+    this.index(route);
+    const i = this.unassigned.indexOf(unit);
+    if (i >= 0) this.unassigned.splice(i, 1);
+  }
+}
+
+/**
+ * Inserts a multi-job unit into a copy of the route, member by member at the
+ * cheapest feasible position, pickups before their deliveries. Returns the
+ * new sequence or null.
+ */
+export function insertUnitGreedily(route: Route, members: number[]): number[] | null {
+  const inst = route.inst;
+  const work = route.clone();
+  const ordered = members.slice().sort((a, b) => (inst.pairRole[a] === 2 ? 1 : 0) - (inst.pairRole[b] === 2 ? 1 : 0));
+  for (const node of ordered) {
+    let bestPos = -1;
+    let bestCost = Infinity;
+    const from = inst.pairRole[node] === 2 ? work.nodes.indexOf(inst.partner[node]) + 1 : 0;
+    for (let p = from; p <= work.nodes.length; p++) {
+      const c = work.insertionCost(node, p);
+      if (c < bestCost) {
+        bestCost = c;
+        bestPos = p;
+      }
+    }
+    if (bestPos < 0) return null;
+    work.insert(node, bestPos);
+  }
+  return precedenceHolds(inst, work.nodes) ? work.nodes : null;
+}
