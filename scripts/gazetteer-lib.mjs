@@ -49,8 +49,8 @@ export function matchKeys(name) {
     .replace(/\ba\.\s*/g, "am ")
     .replace(/\bb\.\s*/g, "bei ")
     .replace(/\bi\.\s*/g, "im ");
-  let full = placeKey(expanded);
-  full = EXONYMS.get(full) ?? full;
+  const folded = placeKey(expanded);
+  const full = EXONYMS.get(folded) ?? folded;
   const keys = [full];
   const base = placeKey(
     expanded
@@ -59,7 +59,7 @@ export function matchKeys(name) {
       .replace(/\s+-\s+.*$/, "")
       .replace(/\s+(am|an der|an|im|in der|in|bei|ob der|vor der|auf der|unter der|ob)\s+.*$/i, ""),
   );
-  if (base && base !== full) keys.push(base);
+  if (base && base !== full && base !== folded) keys.push(base);
   return keys;
 }
 
