@@ -24,6 +24,21 @@ export function check(problem: Problem, solution: Solution, tolerance = 0.01): V
   const traffic = trafficModel(problem.traffic);
   const relaxedMinutes = new Map(solution.relaxed.map((r) => [r.jobId, r.minutes]));
 
+  // Relaxed windows must be allowed by the problem's relax settings.
+  for (const r of solution.relaxed) {
+    const job = problem.jobs[jobIndex.get(r.jobId) ?? -1];
+    const allowed =
+      job !== undefined &&
+      problem.relax !== undefined &&
+      r.minutes > 0 &&
+      r.minutes <= Math.min(300, problem.relax.maxMinutes) &&
+      (job.timeWindow?.end ?? Infinity) >= (problem.relax.afterTime ?? -Infinity);
+    if (!allowed) {
+      relaxedMinutes.delete(r.jobId);
+      add({ code: "TIME_WINDOW", message: `window of ${r.jobId} relaxed by ${r.minutes} min, which the problem does not allow`, jobId: r.jobId });
+    }
+  }
+
   if (solution.tours.length > maxTours) {
     add({ code: "TOO_MANY_TOURS", message: `${solution.tours.length} tours, at most ${maxTours} allowed` });
   }

@@ -44,6 +44,7 @@ export function regretInsertion(inst: Instance): SolutionState {
       p[node] = bestPos;
     }
   };
+  for (const r of state.routes) refresh(r);
   while (pending.length > 0) {
     let chosen = -1;
     let chosenRoute: Route | null = null;
