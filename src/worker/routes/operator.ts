@@ -98,7 +98,7 @@ operatorRoutes
     const db = c.get("db");
     const body = c.req.valid("json");
     if (await findCompanyBySlug(db, body.slug)) throw conflict(`Company ${body.slug} exists`, "slug");
-    const depot = body.depot ? await resolveAddressInput(c.env, db, null, body.depot, "depot") : null;
+    const depot = body.depot ? await resolveAddressInput(c.env, null, body.depot, "depot.") : null;
     // One batch, all or nothing: rows refer to the new company through its unique slug.
     const companyId = sql`(select id from ${companies} where ${companies.slug} = ${body.slug})`;
     const { insert: dispatcher } = await prepareUser(db, companyId, { usertype: "dispatcher", ...body.dispatcher, confirmed: true, active: true });

@@ -1,26 +1,37 @@
 /**
- * Address input as routing requests and the operator give it: textual fields
- * and/or `lat`/`lng`. Resolved to stored columns, geocoding when no
- * coordinate is given (422 naming the field when nothing is found).
+ * Address input as the API takes it: textual fields and/or a location
+ * (`location` GeoJSON point, or `lat`/`lng` as routing requests give it).
+ * Resolved to stored columns; without a coordinate the address is geocoded,
+ * and nothing found is a 422 naming the field (nothing gets stored).
  */
 import { z } from "@hono/zod-openapi";
-import type { Db, Env } from "../env";
+import type { Env } from "../env";
 import { unprocessable } from "../errors";
+import { GazetteerGeocoder, createGeocoder, toCountryCode } from "../geo";
+import { Point } from "../openapi";
+
+const text = (max: number) => z.string().trim().max(max).nullable().optional();
+
+export const AddressFields = {
+  contactcompany: text(200),
+  customernr: text(100),
+  contactfirstname: text(100),
+  contactlastname: text(100),
+  street: text(200),
+  housenumber: text(20),
+  postalcode: text(20),
+  city: text(100),
+  district: text(100),
+  country: text(60).openapi({ description: "Two-letter code or a country name (e.g. `Deutschland`); answered as a two-letter code" }),
+  email: text(200),
+  phonenr: text(50),
+  addresstype: text(50),
+};
 
 export const AddressInput = z
   .object({
-    contactcompany: z.string().max(200).optional(),
-    customernr: z.string().max(100).optional(),
-    contactfirstname: z.string().max(100).optional(),
-    contactlastname: z.string().max(100).optional(),
-    street: z.string().max(200).optional(),
-    housenumber: z.string().max(20).optional(),
-    postalcode: z.string().max(20).optional(),
-    city: z.string().max(100).optional(),
-    district: z.string().max(100).optional(),
-    country: z.string().max(60).optional(),
-    email: z.string().max(200).optional(),
-    phonenr: z.string().max(50).optional(),
+    ...AddressFields,
+    location: Point.optional().openapi({ description: "Kept as given; omitted -> geocoded from the textual fields" }),
     lat: z.number().min(-90).max(90).optional(),
     lng: z.number().min(-180).max(180).optional(),
   })
@@ -28,8 +39,69 @@ export const AddressInput = z
 
 export type AddressInputType = z.infer<typeof AddressInput>;
 
-export async function resolveAddressInput(_env: Env, _db: Db, _companyId: number | null, input: AddressInputType, field: string) {
-  const { lat, lng, ...text } = input;
-  if (lat === undefined || lng === undefined) throw unprocessable(`${field} needs lat and lng`, field);
-  return { ...text, lat, lng, geocode_source: "input" };
+export interface ResolvedAddress {
+  contactcompany?: string | null;
+  customernr?: string | null;
+  contactfirstname?: string | null;
+  contactlastname?: string | null;
+  street?: string | null;
+  housenumber?: string | null;
+  postalcode?: string | null;
+  city?: string | null;
+  district?: string | null;
+  country: string | null;
+  email?: string | null;
+  phonenr?: string | null;
+  addresstype?: string | null;
+  lng: number;
+  lat: number;
+  geocode_source: string;
+}
+
+/** The coordinate given in the input, if any (`location` wins over `lat`/`lng`). */
+function givenCoordinate(input: AddressInputType, field: string): { lng: number; lat: number } | null {
+  if (input.location) {
+    const [lng, lat] = input.location.coordinates;
+    if (Math.abs(lng) > 180 || Math.abs(lat) > 90) throw unprocessable("location is outside [-180..180, -90..90]", `${field}location`);
+    return { lng, lat };
+  }
+  if (input.lat !== undefined && input.lng !== undefined) return { lng: input.lng, lat: input.lat };
+  if (input.lat !== undefined || input.lng !== undefined) throw unprocessable("lat and lng go together", `${field}${input.lat === undefined ? "lat" : "lng"}`);
+  return null;
+}
+
+/**
+ * Resolves an address input for `companyId`. `field` prefixes the field names
+ * of errors (e.g. `startaddress.`), so clients see where the problem is.
+ */
+export async function resolveAddressInput(env: Env, companyId: number | null, input: AddressInputType, field = ""): Promise<ResolvedAddress> {
+  const { location: _location, lat: _lat, lng: _lng, ...textual } = input;
+  let country: string | null = null;
+  if (input.country) {
+    country = toCountryCode(input.country);
+    if (!country) throw unprocessable(`Unknown country: ${input.country}`, `${field}country`);
+  }
+  const given = givenCoordinate(input, field);
+  if (given) return { ...textual, country, ...given, geocode_source: "input" };
+
+  if (!input.postalcode && !input.city) throw unprocessable("An address needs a location, lat/lng, or a postal code or city to geocode", `${field}location`);
+  // Without a company (operator-created depots) there is no per-company provider cache: use the gazetteer.
+  const geocoder = companyId === null ? new GazetteerGeocoder(env.DB) : createGeocoder(env, env.DB, companyId);
+  const found = await geocoder.geocode({
+    street: input.street,
+    housenumber: input.housenumber,
+    postalcode: input.postalcode,
+    city: input.city,
+    country,
+  });
+  if (!found) throw unprocessable("Address could not be geocoded: nothing found for the postal code / city given", `${field}postalcode,${field}city`);
+  return {
+    ...textual,
+    city: input.city ?? found.city,
+    postalcode: input.postalcode ?? found.postalcode,
+    country: country ?? found.country,
+    lng: found.lng,
+    lat: found.lat,
+    geocode_source: found.source,
+  };
 }
