@@ -22,7 +22,7 @@ import { Delaunay } from "d3-delaunay";
 import * as topojson from "topojson-client";
 import { union } from "@turf/union";
 import { featureCollection, polygon as turfPolygon, multiPolygon as turfMultiPolygon } from "@turf/helpers";
-import { placeKey, matchKeys, haversine, clipPolygonsConvex, pointInPolygons, spiral, ringArea } from "./gazetteer-lib.mjs";
+import { placeKey, matchKeys, hyphenKey, haversine, clipPolygonsConvex, pointInPolygons, spiral, ringArea } from "./gazetteer-lib.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -76,17 +76,22 @@ for (const e of entries) {
   push(byFull, e.keys[0], e);
   for (const k of new Set(e.keys)) push(byAny, k, e);
 }
+/** Every GeoNames entry sharing a key with the name (the neighbour check below picks one). */
 function candidates(place) {
-  const keys = matchKeys(place);
-  const exact = byFull.get(keys[0]);
-  if (exact) return exact;
-  for (const k of keys) {
-    const c = byAny.get(k);
-    if (c) return c;
+  const found = new Set();
+  for (const k of matchKeys(place)) for (const e of byAny.get(k) ?? []) found.add(e);
+  if (found.size === 0) {
+    const h = hyphenKey(place);
+    for (const e of (h && byFull.get(h)) || []) found.add(e);
   }
-  return [];
+  return [...found].sort((a, b) => a.i - b.i);
 }
-for (const p of pairs) p.cands = candidates(p.place);
+for (const p of pairs) {
+  p.cands = candidates(p.place);
+  // the exact-name candidates, when they are unambiguous, seed the neighbour positions
+  const exact = byFull.get(matchKeys(p.place)[0]) ?? [];
+  p.unique = exact.length === 1 ? exact[0] : p.cands.length === 1 ? p.cands[0] : null;
+}
 
 // ---------------------------------------------------------------- matching
 // Pass 1: unambiguous names give provisional code positions.
@@ -94,10 +99,10 @@ const provisional = new Map(); // code -> [lng, lat]
 {
   const acc = new Map();
   for (const p of pairs) {
-    if (p.cands.length !== 1) continue;
+    if (!p.unique) continue;
     const a = acc.get(p.code) ?? [0, 0, 0];
-    a[0] += p.cands[0].lng;
-    a[1] += p.cands[0].lat;
+    a[0] += p.unique.lng;
+    a[1] += p.unique.lat;
     a[2] += 1;
     acc.set(p.code, a);
   }
@@ -160,8 +165,8 @@ for (let round = 0; round < 3; round++) {
         stats.pairsRejectedFar++;
         continue;
       }
-    } else if (p.cands.length === 1) {
-      best = p.cands[0];
+    } else if (p.unique) {
+      best = p.unique;
     } else continue;
     p.entry = best;
     stats.pairsMatched++;
@@ -231,36 +236,57 @@ function nudge([lng, lat], code, km = 0.7) {
   const a = (Number(code) * 2.39996323) % (2 * Math.PI);
   return [lng + (km * Math.cos(a)) / (111.32 * Math.cos(lat * DEG)), lat + (km * Math.sin(a)) / 111.32];
 }
+/**
+ * Position of `code` from the nearest lower and higher codes in `known` with
+ * the same 3-digit prefix (else 2-, then 1-digit): linear in the code's
+ * numeric value between them, or next to the only neighbour on one side.
+ */
+function interpolate(code, known) {
+  for (const len of [3, 2, 1]) {
+    const { lower, upper } = numericNeighbours(code, known, len, 1);
+    if (lower.length && upper.length) {
+      const [lo, hi] = [lower[0], upper[0]];
+      const t = (Number(code) - Number(lo)) / (Number(hi) - Number(lo));
+      const a = known.get(lo);
+      const b = known.get(hi);
+      let pos = [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])];
+      // an average of two far-apart neighbours may land abroad / at sea: use the nearer code then
+      if (!inGermany(pos[0], pos[1])) pos = nudge(t < 0.5 ? a : b, code);
+      return { pos, kind: "between" };
+    }
+    const one = lower[0] ?? upper[0];
+    if (one) return { pos: nudge(known.get(one), code), kind: "oneSided" };
+  }
+  return null;
+}
 const matchedOnly = new Map(codePos);
 stats.codesInterpolated = 0;
 stats.interpolatedBetween = 0;
 stats.interpolatedOneSided = 0;
 for (const code of codes) {
   if (matchedCodes.has(code)) continue;
-  let pos = null;
-  for (const len of [3, 2, 1]) {
-    const { lower, upper } = numericNeighbours(code, matchedOnly, len, 1);
-    if (lower.length && upper.length) {
-      const [lo, hi] = [lower[0], upper[0]];
-      const t = (Number(code) - Number(lo)) / (Number(hi) - Number(lo));
-      const a = matchedOnly.get(lo);
-      const b = matchedOnly.get(hi);
-      pos = [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])];
-      // an average of two far-apart neighbours may land abroad / at sea: use the nearer code then
-      if (!inGermany(pos[0], pos[1])) pos = nudge(t < 0.5 ? a : b, code);
-      stats.interpolatedBetween++;
-      break;
-    }
-    const one = lower[0] ?? upper[0];
-    if (one) {
-      pos = nudge(matchedOnly.get(one), code);
-      stats.interpolatedOneSided++;
-      break;
-    }
-  }
-  if (!pos) throw new Error(`no neighbour for ${code}`);
-  codePos.set(code, pos);
+  const r = interpolate(code, matchedOnly);
+  if (!r) throw new Error(`no neighbour for ${code}`);
+  codePos.set(code, r.pos);
   stats.codesInterpolated++;
+  if (r.kind === "between") stats.interpolatedBetween++;
+  else stats.interpolatedOneSided++;
+}
+// Leave-one-out check of the interpolation: hide each code matched to its own
+// GeoNames point, interpolate it from the others, measure the error.
+{
+  const errs = [];
+  const own = new Set(pairs.filter((p) => p.source === "geonames" && !spreadPos.has(`${p.entry.i}:${p.code}`)).map((p) => p.code));
+  for (const code of own) {
+    const known = new Map(matchedOnly);
+    known.delete(code);
+    const r = interpolate(code, known);
+    const [lng, lat] = matchedOnly.get(code);
+    if (r) errs.push(haversine(lng, lat, r.pos[0], r.pos[1]) / 1000);
+  }
+  errs.sort((a, b) => a - b);
+  const q = (f) => Math.round(errs[Math.min(errs.length - 1, Math.floor(f * errs.length))] * 10) / 10;
+  stats.interpolationErrorKm = { tested: errs.length, median: q(0.5), p75: q(0.75), p90: q(0.9), p95: q(0.95) };
 }
 for (const p of pairs) {
   if (p.pos) continue;
@@ -442,4 +468,12 @@ if (process.env.GAZ_DEBUG) {
   }
   const dist = rej.map((p) => { const exp = expectedPosition(p.code); return Math.min(...p.cands.map((c) => haversine(exp.median[0], exp.median[1], c.lng, c.lat) / 1000)); }).sort((a, b) => a - b);
   console.log("rejected dist quantiles", [0.1, 0.25, 0.5, 0.75, 0.9].map((q) => Math.round(dist[Math.floor(q * dist.length)])));
+}
+if (process.env.GAZ_DEBUG2) {
+  const un = new Map();
+  for (const p of pairs) if (p.source === "interpolated") un.set(p.place, [...(un.get(p.place) ?? []), p.code]);
+  const top = [...un].sort((a, b) => b[1].length - a[1].length).slice(0, 40);
+  console.log(top.map(([k, v]) => `${k}:${v.length}:${p0(v)}`).join("\n"));
+  function p0(v) { return v.slice(0, 3).join(","); }
+  console.log(pairs.filter((p) => p.code.startsWith("259")).map((p) => `${p.code} ${p.place} ${p.source} ${p.cands.length}`).join("\n"));
 }

@@ -5,6 +5,7 @@ export type Ring = Position[];
 export type Polygons = Ring[][];
 export declare function placeKey(name: string): string;
 export declare function matchKeys(name: string): string[];
+export declare function hyphenKey(name: string): string | null;
 export declare function haversine(lng1: number, lat1: number, lng2: number, lat2: number): number;
 export declare function ringArea(ring: Ring): number;
 export declare function clipRingConvex(subject: Ring, clip: Ring): Ring;

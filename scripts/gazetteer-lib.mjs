@@ -29,6 +29,8 @@ const EXONYMS = new Map([
   ["cologne", "koeln"],
   ["hanover", "hannover"],
   ["brunswick", "braunschweig"],
+  // municipalities named differently from their main GeoNames place
+  ["sylt", "westerland"],
 ]);
 
 /**
@@ -61,6 +63,20 @@ export function matchKeys(name) {
   );
   if (base && base !== full && base !== folded) keys.push(base);
   return keys;
+}
+
+/**
+ * Last-resort key for merged municipalities: the part before the first
+ * hyphen ("Dessau-Roßlau" -> "dessau", "Sandersdorf-Brehna" -> "sandersdorf");
+ * null when the name has no hyphen or the part is shorter than 4 letters.
+ * @param {string} name
+ * @returns {string | null}
+ */
+export function hyphenKey(name) {
+  const m = /^([^-(/]+?)\s*-\s*\S/.exec(name);
+  if (!m) return null;
+  const k = placeKey(m[1]);
+  return k.length >= 4 ? k : null;
 }
 
 /** Great-circle distance in metres (mean Earth radius 6 371 008.8 m). */
