@@ -78,3 +78,13 @@ export async function createCompany(slug = `co-${++counter}-${Math.random().toSt
   };
   return company;
 }
+
+/** Fixture: an address row of the company at a coordinate (setup only; address endpoints are tested on their own). */
+export async function insertAddress(companyId: number, fields: { lng: number; lat: number; city?: string; postalcode?: string; contactcompany?: string }) {
+  const row = await env.DB.prepare(
+    "INSERT INTO addresses (company_id, lng, lat, city, postalcode, country, contactcompany, geocode_source) VALUES (?, ?, ?, ?, ?, 'DE', ?, 'input') RETURNING id",
+  )
+    .bind(companyId, fields.lng, fields.lat, fields.city ?? "Berlin", fields.postalcode ?? null, fields.contactcompany ?? null)
+    .first<{ id: number }>();
+  return row!.id;
+}

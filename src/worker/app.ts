@@ -15,13 +15,14 @@ import { rateLimit } from "./middleware/rate-limit";
 import { resolveCompany } from "./middleware/tenancy";
 import { accountRoutes } from "./routes/account";
 import { companyRoutes } from "./routes/company";
+import { deliveryRoutes } from "./routes/deliveries";
 import { liveRoutes } from "./routes/live";
 import { operatorRoutes } from "./routes/operator";
 
 const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
 /** Resource routes under `/<slug>/api`, each group declared in its own module. */
-export const apiRoutes = newRouter().route("/", companyRoutes).route("/", liveRoutes);
+export const apiRoutes = newRouter().route("/", companyRoutes).route("/", deliveryRoutes).route("/", liveRoutes);
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 

@@ -1,0 +1,163 @@
+/** Deliveries and the lookup lists of delivery states, types and codes. */
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { and, eq, inArray, sql } from "drizzle-orm";
+import { listObjects } from "../db/list";
+import { deliveries, routes } from "../db/schema";
+import { DELIVERY_CODES, DELIVERY_STATUSES, DELIVERY_TYPES, RouteStatus } from "../domain/states";
+import type { AppEnv } from "../env";
+import { conflict, notFound, unprocessable, validationHook } from "../errors";
+import { compileQuery } from "../lib/filters";
+import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
+import {
+  DeliverySchema,
+  DeliveryWritable,
+  type DeliveryRow,
+  assertNotOnTheWay,
+  deliveryFields,
+  prepareDeliveryWrite,
+  presentDeliveries,
+} from "../services/deliveries";
+
+const DeliveryList = envelope(DeliverySchema, "DeliveryList");
+const Lookup = z.object({ id: z.number().int(), name: z.string() }).openapi("LookupValue");
+const LookupList = envelope(Lookup, "LookupList");
+
+const listDeliveries = apiRoute({
+  method: "get",
+  path: "/delivery",
+  tags: ["Deliveries"],
+  summary: "Deliveries",
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse(z.union([DeliveryList, DeliverySchema]), "Deliveries (or one with q.single)") },
+});
+
+const getDelivery = apiRoute({
+  method: "get",
+  path: "/delivery/{delivery_id}",
+  tags: ["Deliveries"],
+  summary: "One delivery",
+  request: { params: IdParam("delivery_id") },
+  responses: { 200: jsonResponse(DeliverySchema, "The delivery") },
+});
+
+const createDelivery = apiRoute({
+  method: "post",
+  path: "/delivery",
+  tags: ["Deliveries"],
+  summary: "Create a delivery",
+  description:
+    "`deliverylocation_id` is required; `supplierlocation_id` defaults to the company depot; both must be addresses of the company. " +
+    "Time windows `pdt_from` <= `pdt_to` (ISO 8601, no designator = UTC) are needed for time-window routing. Schedule and state fields are set by routing and reporting.",
+  request: { body: jsonBody(DeliveryWritable) },
+  responses: { 201: jsonResponse(DeliverySchema, "The stored delivery") },
+});
+
+const patchDelivery = apiRoute({
+  method: "patch",
+  path: "/delivery",
+  tags: ["Deliveries"],
+  summary: "Change a delivery (identified by id in the body)",
+  description:
+    "Any writable field. `status` may only toggle between 0 `none` and 4 `cancelled` for a delivery on no unfinished route; other state changes go through routing and `deliverydone`. " +
+    "A delivery on a route that is on the way cannot be edited (409).",
+  request: { body: jsonBody(DeliveryWritable.extend({ id: z.number().int().positive(), status: z.union([z.literal(0), z.literal(4)]).optional() })) },
+  responses: { 200: jsonResponse(DeliverySchema, "The updated delivery") },
+});
+
+const deleteDeliveries = apiRoute({
+  method: "delete",
+  path: "/delivery",
+  tags: ["Deliveries"],
+  summary: "Delete the deliveries matching q",
+  description:
+    "`q` is required (deleting everything needs an explicit filter, e.g. `{\"filters\":[{\"name\":\"id\",\"op\":\"is_not_null\"}]}`); only its filters count. " +
+    "When a matched delivery is on a route that is on the way, nothing is deleted (409).",
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse(z.object({ num_deleted: z.number().int() }), "Number of deleted deliveries") },
+});
+
+const lookupRoute = (path: string, summary: string) =>
+  apiRoute({ method: "get", path, tags: ["Deliveries"], summary, responses: { 200: jsonResponse(LookupList, summary) } });
+const deliveryStatus = lookupRoute("/deliverystatus", "Delivery status values");
+const deliveryType = lookupRoute("/deliverytype", "Delivery type values (deliverytype_id)");
+const deliveryCode = lookupRoute("/deliverycode", "Delivery code values (code)");
+
+const lookupList = (values: { id: number; name: string }[]) => ({ num_results: values.length, objects: values, page: 1, total_pages: 1 });
+
+async function loadDelivery(c: { get: (k: "db") => AppEnv["Variables"]["db"] }, companyId: number, id: number): Promise<DeliveryRow> {
+  const [row] = await c.get("db").select().from(deliveries).where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, id)));
+  if (!row) throw notFound("Delivery");
+  return row;
+}
+
+export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(listDeliveries, async (c) => {
+    const db = c.get("db");
+    const cid = c.get("company").id;
+    const result = await listObjects(
+      db,
+      { table: deliveries, scope: eq(deliveries.company_id, cid), fields: deliveryFields, idColumn: deliveries.id, present: (rows: DeliveryRow[]) => presentDeliveries(db, cid, rows) },
+      c.req.valid("query"),
+    );
+    return c.json(result, 200);
+  })
+  .openapi(getDelivery, async (c) => {
+    const company = c.get("company");
+    const row = await loadDelivery(c, company.id, c.req.valid("param").delivery_id);
+    return c.json((await presentDeliveries(c.get("db"), company.id, [row]))[0], 200);
+  })
+  .openapi(createDelivery, async (c) => {
+    const db = c.get("db");
+    const company = c.get("company");
+    const values = await prepareDeliveryWrite(db, company, c.req.valid("json"));
+    const [row] = await db
+      .insert(deliveries)
+      .values({ ...(values as typeof deliveries.$inferInsert), company_id: company.id })
+      .returning();
+    return c.json((await presentDeliveries(db, company.id, [row]))[0], 201);
+  })
+  .openapi(patchDelivery, async (c) => {
+    const db = c.get("db");
+    const company = c.get("company");
+    const { id, status, ...input } = c.req.valid("json");
+    const existing = await loadDelivery(c, company.id, id);
+    await assertNotOnTheWay(db, company.id, [existing.route_id]);
+    const values = await prepareDeliveryWrite(db, company, input, existing);
+    if (status !== undefined && status !== existing.status) {
+      const toggles = (existing.status === 0 && status === 4) || (existing.status === 4 && status === 0);
+      if (!toggles || existing.route_id !== null) throw conflict(`Delivery status ${existing.status} cannot change to ${status} here`, "status");
+      values.status = status;
+    }
+    // The route guard is repeated in the statement, so a route starting meanwhile still blocks the edit.
+    const [row] = await db
+      .update(deliveries)
+      .set(values as Partial<typeof deliveries.$inferInsert>)
+      .where(
+        and(
+          eq(deliveries.company_id, company.id),
+          eq(deliveries.id, id),
+          sql`not exists (select 1 from ${routes} where ${routes.id} = ${deliveries.route_id} and ${routes.status} = ${RouteStatus.ontheway})`,
+        ),
+      )
+      .returning();
+    if (!row) throw conflict("Delivery is on a route that is on the way", "route_id");
+    return c.json((await presentDeliveries(db, company.id, [row]))[0], 200);
+  })
+  .openapi(deleteDeliveries, async (c) => {
+    const db = c.get("db");
+    const cid = c.get("company").id;
+    const { q } = c.req.valid("query");
+    if (!q) throw unprocessable("q is required: deleting needs an explicit filter", "q");
+    const { where } = compileQuery(q, deliveryFields);
+    const matched = and(eq(deliveries.company_id, cid), where);
+    const onTheWay = sql`exists (select 1 from ${routes} where ${routes.id} = ${deliveries.route_id} and ${routes.status} = ${RouteStatus.ontheway})`;
+    const [blocked] = await db.select({ id: deliveries.id }).from(deliveries).where(and(matched, onTheWay)).limit(1);
+    if (blocked) throw conflict(`Delivery ${blocked.id} is on a route that is on the way; nothing deleted`, "q");
+    const deleted = await db.delete(deliveries).where(and(matched, sql`not ${onTheWay}`)).returning({ id: deliveries.id });
+    // Deliveries referring to a deleted pickup lose the reference rather than pointing nowhere.
+    if (deleted.length) await db.update(deliveries).set({ pickup_ref_id: null }).where(and(eq(deliveries.company_id, cid), inArray(deliveries.pickup_ref_id, deleted.map((d) => d.id))));
+    return c.json({ num_deleted: deleted.length }, 200);
+  })
+  .openapi(deliveryStatus, (c) => c.json(lookupList(DELIVERY_STATUSES), 200))
+  .openapi(deliveryType, (c) => c.json(lookupList(DELIVERY_TYPES), 200))
+  .openapi(deliveryCode, (c) => c.json(lookupList(DELIVERY_CODES), 200));

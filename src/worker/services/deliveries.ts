@@ -1,0 +1,153 @@
+import { z } from "@hono/zod-openapi";
+import { and, eq, inArray } from "drizzle-orm";
+import { addresses, deliveries, routes } from "../db/schema";
+import type { Company, Db } from "../env";
+import { conflict, unprocessable } from "../errors";
+import type { FieldMap } from "../lib/filters";
+import { normaliseDateTime } from "../lib/time";
+import { DateTime, Point } from "../openapi";
+import { RouteStatus } from "../domain/states";
+import { AddressSchema, type AddressRow, pointOf, presentAddress } from "./addresses";
+
+export type DeliveryRow = typeof deliveries.$inferSelect;
+
+const dt = DateTime.nullable();
+const int = z.number().int().nullable();
+const str = z.string().nullable();
+
+export const DeliverySchema = z
+  .object({
+    id: z.number().int(),
+    deliveryissuename: str,
+    pdt_from: dt, pdt_to: dt, eta_from: dt, eta_to: dt, tdt_from: dt, tdt_to: dt, ddt_from: dt, ddt_to: dt, ata: dt, atd: dt,
+    els: int.openapi({ description: "Estimated length of stay, minutes" }),
+    als: z.number().nullable(),
+    tfp: int.openapi({ description: "Driving time from the preceding stop, seconds" }),
+    creationtime: z.string(),
+    deliverprio: int, orderindex: int, load: int,
+    notes: str, custom_id: str, custom_tour: str, drivernotes: str,
+    final: z.boolean().nullable(),
+    vehicle: str, scancode: str,
+    notify_customer: z.boolean(),
+    deliverylocation_id: int, supplierlocation_id: int,
+    address: AddressSchema.nullable().openapi({ description: "The delivery location record" }),
+    delivery_address: Point.nullable(),
+    supplier_address: Point.nullable(),
+    route_id: int,
+    status: z.number().int().openapi({ description: "See GET /deliverystatus" }),
+    code: int, distances: str, deliverytype_id: int,
+    waiting_time: int.openapi({ description: "Seconds the vehicle waits before the window opens" }),
+    pickup_ref_id: int,
+  })
+  .openapi("Delivery");
+
+export type DeliveryOut = z.infer<typeof DeliverySchema>;
+
+/** Fields a client may write; schedule and state fields are set by routing and reporting. */
+export const DeliveryWritable = z.object({
+  deliveryissuename: z.string().max(200).nullable().optional(),
+  pdt_from: z.string().nullable().optional().openapi({ format: "date-time", description: "ISO 8601; without a zone designator UTC" }),
+  pdt_to: z.string().nullable().optional().openapi({ format: "date-time" }),
+  ddt_from: z.string().nullable().optional().openapi({ format: "date-time" }),
+  ddt_to: z.string().nullable().optional().openapi({ format: "date-time" }),
+  els: z.number().int().min(0).max(24 * 60).nullable().optional(),
+  deliverprio: z.number().int().nullable().optional(),
+  load: z.number().int().min(0).nullable().optional(),
+  notes: z.string().max(2000).nullable().optional(),
+  custom_id: z.string().max(100).nullable().optional(),
+  custom_tour: z.string().max(100).nullable().optional(),
+  final: z.boolean().nullable().optional(),
+  vehicle: z.string().max(50).nullable().optional(),
+  scancode: z.string().max(200).nullable().optional(),
+  notify_customer: z.boolean().optional(),
+  deliverylocation_id: z.number().int().positive().optional(),
+  supplierlocation_id: z.number().int().positive().optional(),
+  deliverytype_id: z.number().int().nullable().optional(),
+  code: z.number().int().nullable().optional(),
+  pickup_ref_id: z.number().int().positive().nullable().optional(),
+});
+
+export type DeliveryInput = z.infer<typeof DeliveryWritable>;
+
+export const deliveryFields: FieldMap = Object.fromEntries(
+  Object.entries({
+    id: "integer", deliveryissuename: "text", pdt_from: "datetime", pdt_to: "datetime", eta_from: "datetime", eta_to: "datetime",
+    tdt_from: "datetime", tdt_to: "datetime", ddt_from: "datetime", ddt_to: "datetime", ata: "datetime", atd: "datetime",
+    els: "integer", als: "number", tfp: "integer", creationtime: "datetime", deliverprio: "integer", orderindex: "integer",
+    load: "integer", notes: "text", custom_id: "text", custom_tour: "text", drivernotes: "text", final: "boolean",
+    vehicle: "text", scancode: "text", notify_customer: "boolean", deliverylocation_id: "integer", supplierlocation_id: "integer",
+    route_id: "integer", status: "integer", code: "integer", deliverytype_id: "integer", waiting_time: "integer", pickup_ref_id: "integer",
+  } as const).map(([name, type]) => [name, { column: deliveries[name as keyof DeliveryRow], type }]),
+);
+
+/** Deliveries with their address records, loaded for the whole page in one query. */
+export async function presentDeliveries(db: Db, companyId: number, rows: DeliveryRow[]): Promise<DeliveryOut[]> {
+  const ids = [...new Set(rows.flatMap((r) => [r.deliverylocation_id, r.supplierlocation_id]).filter((id): id is number => id !== null))];
+  const found = ids.length ? await db.select().from(addresses).where(and(eq(addresses.company_id, companyId), inArray(addresses.id, ids))) : [];
+  const byId = new Map<number, AddressRow>(found.map((a) => [a.id, a]));
+  return rows.map((r) => {
+    const { company_id: _company, ...fields } = r;
+    const target = r.deliverylocation_id === null ? undefined : byId.get(r.deliverylocation_id);
+    const supplier = r.supplierlocation_id === null ? undefined : byId.get(r.supplierlocation_id);
+    return {
+      ...fields,
+      address: target ? presentAddress(target) : null,
+      delivery_address: target ? pointOf(target.lng, target.lat) : null,
+      supplier_address: supplier ? pointOf(supplier.lng, supplier.lat) : null,
+    };
+  });
+}
+
+const TIME_FIELDS = ["pdt_from", "pdt_to", "ddt_from", "ddt_to"] as const;
+
+/**
+ * Checks and normalises a delivery write against the company's data:
+ * times to UTC, windows ordered, referenced addresses and pickups belong to
+ * the company. `existing` is the stored row for PATCH.
+ */
+export async function prepareDeliveryWrite(db: Db, company: Company, input: DeliveryInput, existing?: DeliveryRow) {
+  const values: Record<string, unknown> = { ...input };
+  const bad: string[] = [];
+  for (const field of TIME_FIELDS) {
+    const v = input[field];
+    if (v === undefined || v === null) continue;
+    const normalised = normaliseDateTime(v);
+    if (normalised === null) bad.push(field);
+    else values[field] = normalised;
+  }
+  if (bad.length) throw unprocessable("Date-times must be ISO 8601", bad);
+  for (const [from, to] of [["pdt_from", "pdt_to"], ["ddt_from", "ddt_to"]] as const) {
+    const a = (values[from] ?? existing?.[from]) as string | null | undefined;
+    const b = (values[to] ?? existing?.[to]) as string | null | undefined;
+    if (a && b && a > b) throw unprocessable(`${from} must not be after ${to}`, [from, to]);
+  }
+
+  if (!existing && input.deliverylocation_id === undefined) throw unprocessable("deliverylocation_id is required", "deliverylocation_id");
+  if (!existing && input.supplierlocation_id === undefined) {
+    if (company.location_id === null) throw unprocessable("The company has no depot: give supplierlocation_id", "supplierlocation_id");
+    values.supplierlocation_id = company.location_id;
+  }
+  const refs = (["deliverylocation_id", "supplierlocation_id"] as const).filter((f) => input[f] !== undefined);
+  const refIds = refs.map((f) => input[f]!);
+  const checks = await Promise.all([
+    refIds.length ? db.select({ id: addresses.id }).from(addresses).where(and(eq(addresses.company_id, company.id), inArray(addresses.id, refIds))) : [],
+    input.pickup_ref_id ? db.select({ id: deliveries.id }).from(deliveries).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, input.pickup_ref_id))) : [],
+  ]);
+  const known = new Set(checks[0].map((a) => a.id));
+  const missing = refs.filter((f) => !known.has(input[f]!));
+  if (missing.length) throw unprocessable("Referenced address does not exist in this company", missing);
+  if (input.pickup_ref_id && (checks[1].length === 0 || input.pickup_ref_id === existing?.id)) throw unprocessable("pickup_ref_id must be another delivery of this company", "pickup_ref_id");
+  return values;
+}
+
+/** Deliveries on a route that is on the way may not be edited or deleted (409). */
+export async function assertNotOnTheWay(db: Db, companyId: number, routeIds: (number | null)[]) {
+  const ids = routeIds.filter((id): id is number => id !== null);
+  if (!ids.length) return;
+  const [onTheWay] = await db
+    .select({ id: routes.id })
+    .from(routes)
+    .where(and(eq(routes.company_id, companyId), inArray(routes.id, ids), eq(routes.status, RouteStatus.ontheway)))
+    .limit(1);
+  if (onTheWay) throw conflict(`Delivery is on route ${onTheWay.id}, which is on the way`, "route_id");
+}
