@@ -14,15 +14,26 @@ import { authenticate } from "./middleware/auth";
 import { rateLimit } from "./middleware/rate-limit";
 import { resolveCompany } from "./middleware/tenancy";
 import { accountRoutes } from "./routes/account";
+import { availabilityRoutes } from "./routes/availability";
 import { companyRoutes } from "./routes/company";
 import { deliveryRoutes } from "./routes/deliveries";
+import { driverRoutes } from "./routes/drivers";
 import { liveRoutes } from "./routes/live";
 import { operatorRoutes } from "./routes/operator";
+import { trackingRoutes } from "./routes/tracking";
+import { vehicleRoutes } from "./routes/vehicles";
 
 const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
 /** Resource routes under `/<slug>/api`, each group declared in its own module. */
-export const apiRoutes = newRouter().route("/", companyRoutes).route("/", deliveryRoutes).route("/", liveRoutes);
+export const apiRoutes = newRouter()
+  .route("/", companyRoutes)
+  .route("/", deliveryRoutes)
+  .route("/", liveRoutes)
+  .route("/", driverRoutes)
+  .route("/", availabilityRoutes)
+  .route("/", trackingRoutes)
+  .route("/", vehicleRoutes);
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 

@@ -1,0 +1,265 @@
+/** Drivers: list, create (with activation email), change, activate, status values, current routes. */
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
+import { listObjects } from "../db/list";
+import { users } from "../db/schema";
+import type { AppEnv } from "../env";
+import { notFound, unprocessable, validationHook } from "../errors";
+import { normaliseDateTime } from "../lib/time";
+import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
+import { DateTimeInput } from "../services/driver-availability";
+import {
+  DRIVER_STATUSES,
+  DRIVER_STATUS_DESCRIPTION,
+  DriverSchema,
+  DriverStatusValue,
+  HtmlColor,
+  activateDriver,
+  createDriver,
+  currentRoute,
+  driverFields,
+  driverScope,
+  loadDriver,
+  presentDrivers,
+  routeOnTheWay,
+} from "../services/drivers";
+import { Email, type UserRow } from "../services/users";
+import { publicBase } from "./company";
+
+const IncludeQuery = {
+  includeavail: BooleanQuery.optional().openapi({ description: "Add `available`: an availability window covers now (default false)" }),
+  includeposition: BooleanQuery.optional().openapi({ description: "Add `current_position`: the newest tracking entry or null (default false)" }),
+  driverinfo: BooleanQuery.optional().openapi({
+    description: "Add `current_position` as a driver position record, i.e. with the driver's `firstname`, `lastname`, `htmlcolor` (default false)",
+  }),
+};
+
+const listDrivers = apiRoute({
+  method: "get",
+  path: "/driver",
+  tags: ["Drivers"],
+  summary: "Drivers",
+  description:
+    "Every driver carries `driveravailabilities`: its availability windows that have not ended yet, ordered by `fromtime`. " +
+    "`q` filters on the driver fields and, with `any`, on `driveravailabilities` (`fromtime`, `totime`, `id`).",
+  request: { query: ListQuery.extend(IncludeQuery) },
+  responses: { 200: jsonResponse(z.union([envelope(DriverSchema, "DriverList"), DriverSchema]), "Drivers (or one with q.single)") },
+});
+
+const getDriver = apiRoute({
+  method: "get",
+  path: "/driver/{driver_id}",
+  tags: ["Drivers"],
+  summary: "One driver",
+  request: { params: IdParam("driver_id"), query: z.object(IncludeQuery) },
+  responses: { 200: jsonResponse(DriverSchema, "The driver") },
+});
+
+const Name = z.string().trim().max(100);
+const MobileNr = z.string().trim().max(50);
+const VehicleName = z.string().trim().min(1).max(50).openapi({ description: "Vehicle kind of the driver, e.g. `car` (see GET /vehicletype)" });
+
+const NewDriverBody = z
+  .object({
+    email: Email,
+    firstname: Name.nullable().optional(),
+    lastname: Name.nullable().optional(),
+    mobilenr: MobileNr.nullable().optional(),
+    htmlcolor: HtmlColor.optional(),
+    vehicle: VehicleName.optional(),
+    status: DriverStatusValue.optional(),
+    expires: DateTimeInput.nullable().optional(),
+  })
+  .openapi("NewDriver");
+
+const postDriver = apiRoute({
+  method: "post",
+  path: "/driver",
+  tags: ["Drivers"],
+  summary: "Create a driver",
+  description:
+    "Defaults: `active` false, `vehicle` `car`, `status` 0, `usertype` `driver`, `confirmed_at` null, `driveravailabilities` [], " +
+    "a random six-hex-digit `htmlcolor`. Queues three emails: the activation code (as `code` parameter of the registration link) " +
+    "to the driver, a notice to the creating dispatcher and a log copy to the operator. The driver registers with the code at " +
+    "`POST /{slug}/register`, logs in and activates its device with `POST /activatedriver`. 409 when the email is taken in this company. " +
+    "Read-only fields (`active`, `usertype`, `confirmed_at`, `company_id`, `id`) in the body are ignored.",
+  request: { body: jsonBody(NewDriverBody) },
+  responses: { 201: jsonResponse(DriverSchema, "The new driver") },
+});
+
+const DriverPatchBody = z
+  .object({
+    email: Email.optional(),
+    firstname: Name.nullable().optional(),
+    lastname: Name.nullable().optional(),
+    mobilenr: MobileNr.nullable().optional(),
+    htmlcolor: HtmlColor.optional(),
+    vehicle: VehicleName.optional(),
+    status: DriverStatusValue.optional(),
+    active: z.boolean().optional().openapi({ description: "Dispatchers may (de)activate a driver; routes can only be assigned to active drivers" }),
+    expires: DateTimeInput.nullable().optional(),
+    id: z.number().int().optional().openapi({ description: "Read-only: must equal the path id when given" }),
+    usertype: z.string().optional().openapi({ description: "Read-only: only `driver` is accepted" }),
+    company_id: z.number().int().optional().openapi({ description: "Read-only: only the own company id is accepted" }),
+    confirmed_at: z.string().nullable().optional().openapi({ description: "Read-only: only the stored value is accepted" }),
+  })
+  .openapi("DriverPatch");
+
+const patchDriver = apiRoute({
+  method: "patch",
+  path: "/driver/{driver_id}",
+  tags: ["Drivers"],
+  summary: "Change a driver",
+  description:
+    "Any writable driver field. `usertype`, `company_id`, `confirmed_at` and `id` cannot be changed: sending a different value -> 422 " +
+    "naming the field (the unchanged value is accepted, so a read object can be sent back). `driveravailabilities`, `available` and " +
+    "`current_position` are ignored (windows are managed with `/driveravailability`). 409 when the new email is taken.",
+  request: { params: IdParam("driver_id"), body: jsonBody(DriverPatchBody) },
+  responses: { 200: jsonResponse(DriverSchema, "The updated driver") },
+});
+
+const activate = apiRoute({
+  method: "post",
+  path: "/activatedriver",
+  tags: ["Drivers"],
+  summary: "Activate the calling driver's device",
+  description:
+    "Called by the driver app after registration and login, with the activation code from the email and a device identifier. " +
+    "Sets `active` true and stores the device id. Wrong code, or a driver that is already active (code used) -> 403.",
+  roles: ["driver"],
+  request: { body: jsonBody(z.object({ code: z.string().trim().min(1).max(100), imei: z.string().trim().min(1).max(100) })) },
+  responses: { 200: jsonResponse(z.object({ message: z.string(), status: z.literal(200) }), "Activated") },
+});
+
+const DriverStatusSchema = z.object({ id: z.number().int(), name: z.string() }).openapi("DriverStatus");
+
+const listDriverStatus = apiRoute({
+  method: "get",
+  path: "/driverstatus",
+  tags: ["Drivers"],
+  summary: "Driver status values",
+  description: DRIVER_STATUS_DESCRIPTION,
+  responses: { 200: jsonResponse(envelope(DriverStatusSchema, "DriverStatusList"), "All driver status values") },
+});
+
+const RouteRef = z
+  .object({
+    route_id: z.number().int(),
+    status: z.number().int().openapi({ description: "Route status: 1 assigned, 2 accepted, 3 ontheway" }),
+  })
+  .openapi("DriverRouteRef");
+
+const driverRoute = apiRoute({
+  method: "get",
+  path: "/driverroute/{driver_id}",
+  tags: ["Drivers"],
+  summary: "The route the driver is driving now",
+  description: "The route with status 3 (`ontheway`) of the driver (the most recently started one). 404 when the driver drives none.",
+  request: { params: IdParam("driver_id") },
+  responses: { 200: jsonResponse(RouteRef, "The route on the way") },
+});
+
+const currentDriverRoute = apiRoute({
+  method: "get",
+  path: "/currentdriverroute/{driver_id}",
+  tags: ["Drivers"],
+  summary: "The route the driver is driving, else its next one",
+  description:
+    "The route on the way (status 3); else the next assigned or accepted route (status 1 or 2) with the earliest `tst_from` " +
+    "(routes without `tst_from` last, then by id). 404 when there is none.",
+  request: { params: IdParam("driver_id") },
+  responses: { 200: jsonResponse(RouteRef, "The current or next route") },
+});
+
+/** Read-only fields of a driver PATCH: accepted only when unchanged. */
+function assertReadOnly(row: UserRow, companyId: number, body: z.infer<typeof DriverPatchBody>) {
+  const bad: string[] = [];
+  if (body.id !== undefined && body.id !== row.id) bad.push("id");
+  if (body.usertype !== undefined && body.usertype !== "driver") bad.push("usertype");
+  if (body.company_id !== undefined && body.company_id !== companyId) bad.push("company_id");
+  if (body.confirmed_at !== undefined) {
+    const given = body.confirmed_at === null ? null : normaliseDateTime(body.confirmed_at);
+    if (given !== row.confirmed_at) bad.push("confirmed_at");
+  }
+  if (bad.length) throw unprocessable(`Read-only fields cannot be changed: ${bad.join(", ")}`, bad);
+}
+
+export const driverRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(listDrivers, async (c) => {
+    const db = c.get("db");
+    const cid = c.get("company").id;
+    const { includeavail, includeposition, driverinfo, ...params } = c.req.valid("query");
+    const result = await listObjects(
+      db,
+      {
+        table: users,
+        scope: driverScope(cid),
+        fields: driverFields,
+        idColumn: users.id,
+        present: (rows: UserRow[]) => presentDrivers(db, cid, rows, { includeavail, includeposition, driverinfo }),
+      },
+      params,
+    );
+    return c.json(result, 200);
+  })
+  .openapi(getDriver, async (c) => {
+    const db = c.get("db");
+    const cid = c.get("company").id;
+    const row = await loadDriver(db, cid, c.req.valid("param").driver_id);
+    const [driver] = await presentDrivers(db, cid, [row], c.req.valid("query"));
+    return c.json(driver, 200);
+  })
+  .openapi(postDriver, async (c) => {
+    const db = c.get("db");
+    const company = c.get("company");
+    const row = await createDriver(c.env, db, company, c.get("user").id, c.req.valid("json"), publicBase(c));
+    const [driver] = await presentDrivers(db, company.id, [row]);
+    return c.json(driver, 201);
+  })
+  .openapi(patchDriver, async (c) => {
+    const db = c.get("db");
+    const cid = c.get("company").id;
+    const { driver_id } = c.req.valid("param");
+    const body = c.req.valid("json");
+    const row = await loadDriver(db, cid, driver_id);
+    assertReadOnly(row, cid, body);
+    const { id: _id, usertype: _u, company_id: _c, confirmed_at: _ca, ...changes } = body;
+    let updated = row;
+    if (Object.keys(changes).length) {
+      [updated] = await db
+        .update(users)
+        .set(changes)
+        .where(and(eq(users.id, driver_id), driverScope(cid)))
+        .returning();
+      if (!updated) throw notFound("Driver");
+    }
+    const [driver] = await presentDrivers(db, cid, [updated]);
+    return c.json(driver, 200);
+  })
+  .openapi(activate, async (c) => {
+    const { code, imei } = c.req.valid("json");
+    await activateDriver(c.get("db"), c.get("company").id, c.get("user").id, code, imei);
+    return c.json({ message: "Driver activated", status: 200 as const }, 200);
+  })
+  .openapi(listDriverStatus, (c) => {
+    const objects = DRIVER_STATUSES.map((s) => ({ id: s.id, name: s.name }));
+    return c.json({ num_results: objects.length, objects, page: 1, total_pages: 1 }, 200);
+  })
+  .openapi(driverRoute, async (c) => {
+    const db = c.get("db");
+    const cid = c.get("company").id;
+    const { driver_id } = c.req.valid("param");
+    await loadDriver(db, cid, driver_id);
+    const route = await routeOnTheWay(db, cid, driver_id);
+    if (!route) throw notFound("Route on the way");
+    return c.json({ route_id: route.id, status: route.status }, 200);
+  })
+  .openapi(currentDriverRoute, async (c) => {
+    const db = c.get("db");
+    const cid = c.get("company").id;
+    const { driver_id } = c.req.valid("param");
+    await loadDriver(db, cid, driver_id);
+    const route = await currentRoute(db, cid, driver_id);
+    if (!route) throw notFound("Current route");
+    return c.json({ route_id: route.id, status: route.status }, 200);
+  });

@@ -1,0 +1,258 @@
+/** Driver tracking: positions posted by driver apps, latest positions, traces, live `driverposition` events. */
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { and, eq, sql } from "drizzle-orm";
+import type { Context } from "hono";
+import { ZodError } from "zod";
+import { listObjects } from "../db/list";
+import { driverTracking, users } from "../db/schema";
+import type { AppEnv, AuthUser } from "../env";
+import { forbidden, notFound, unprocessable, validationHook, zodFields, zodMessage } from "../errors";
+import type { FieldMap } from "../lib/filters";
+import { formatDateTime, parseDateTime } from "../lib/time";
+import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
+import { assertCompanyDrivers, driverScope, loadDriver, routeOnTheWay } from "../services/drivers";
+import { publish } from "../services/live";
+import {
+  type NewTracking,
+  PositionRecordSchema,
+  TrackingPoint,
+  type TrackingRow,
+  TrackingSchema,
+  insertTracking,
+  latestPositions,
+  positionsSince,
+  presentPosition,
+  presentTracking,
+  trackingFields,
+} from "../services/tracking-positions";
+import type { UserRow } from "../services/users";
+
+/** Entries per POST (driver apps send what they buffered while offline). */
+export const MAX_TRACKING_BATCH = 500;
+/** Timestamps may run ahead of the server clock by at most this much (device clock skew). */
+const MAX_FUTURE_MS = 5 * 60_000;
+
+const TrackingInput = z
+  .object({
+    id: z.number().int().optional().openapi({ description: "Ignored (assigned by the service)" }),
+    timestamp: z.string().optional().openapi({ format: "date-time", description: "ISO 8601 (no zone = UTC); at most 5 minutes in the future; default now" }),
+    position: TrackingPoint,
+    driver_id: z.number().int().positive().optional().openapi({ description: "Required for dispatchers; drivers may omit it (themselves)" }),
+  })
+  .openapi("DriverTrackingInput");
+
+const TrackingBatch = z.array(TrackingInput).min(1).max(MAX_TRACKING_BATCH);
+
+const listTracking = apiRoute({
+  method: "get",
+  path: "/drivertracking",
+  tags: ["Driver tracking"],
+  summary: "Tracking entries",
+  description: "`q` filters on `id`, `driver_id`, `timestamp`, `lng`, `lat`.",
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse(z.union([envelope(TrackingSchema, "DriverTrackingList"), TrackingSchema]), "Entries (or one with q.single)") },
+});
+
+const getTracking = apiRoute({
+  method: "get",
+  path: "/drivertracking/{drivertracking_id}",
+  tags: ["Driver tracking"],
+  summary: "One tracking entry",
+  request: { params: IdParam("drivertracking_id") },
+  responses: { 200: jsonResponse(TrackingSchema, "The entry") },
+});
+
+const postTracking = apiRoute({
+  method: "post",
+  path: "/drivertracking",
+  tags: ["Driver tracking"],
+  summary: "Report positions",
+  description:
+    `One entry, or an array of up to ${MAX_TRACKING_BATCH} entries (positions buffered by the app while offline). ` +
+    "Answers the stored entry, or the array of stored entries in input order. Drivers report only for themselves " +
+    "(another `driver_id` -> 403); dispatchers for any driver of the company (unknown driver -> 422). " +
+    "The newest position of each driver in the request is pushed to the company's websocket as a `driverposition` event.",
+  roles: ["dispatcher", "driver"],
+  request: { body: jsonBody(z.union([TrackingInput, TrackingBatch])) },
+  responses: { 200: jsonResponse(z.union([TrackingSchema, z.array(TrackingSchema)]), "The stored entry or entries") },
+});
+
+const deleteTracking = apiRoute({
+  method: "delete",
+  path: "/drivertracking/{drivertracking_id}",
+  tags: ["Driver tracking"],
+  summary: "Delete a tracking entry",
+  description: "Answers the deleted entry.",
+  request: { params: IdParam("drivertracking_id") },
+  responses: { 200: jsonResponse(TrackingSchema, "The deleted entry") },
+});
+
+const positionFields: FieldMap = {
+  driver_id: { column: users.id, type: "integer" },
+  firstname: { column: users.firstname, type: "text" },
+  lastname: { column: users.lastname, type: "text" },
+  htmlcolor: { column: users.htmlcolor, type: "text" },
+};
+
+const listPositions = apiRoute({
+  method: "get",
+  path: "/driverposition",
+  tags: ["Driver tracking"],
+  summary: "Latest position of every driver",
+  description: "One record per driver that has reported a position: its newest tracking entry with the driver's name and colour. `q` filters on `driver_id`, `firstname`, `lastname`, `htmlcolor`; ordered by driver id.",
+  request: { query: ListQuery },
+  responses: { 200: jsonResponse(z.union([envelope(PositionRecordSchema, "DriverPositionList"), PositionRecordSchema]), "Positions") },
+});
+
+const getPosition = apiRoute({
+  method: "get",
+  path: "/driverposition/{driver_id}",
+  tags: ["Driver tracking"],
+  summary: "Latest position of a driver",
+  description: "404 when the driver is unknown or has not reported a position.",
+  request: { params: IdParam("driver_id") },
+  responses: { 200: jsonResponse(PositionRecordSchema, "The newest position record") },
+});
+
+const LineString = z
+  .object({ type: z.literal("LineString"), coordinates: z.array(z.tuple([z.number(), z.number()])) })
+  .openapi("LineString", { description: "GeoJSON line string, points `[longitude, latitude]`" });
+
+const getTrace = apiRoute({
+  method: "get",
+  path: "/drivertrace/{driver_id}",
+  tags: ["Driver tracking"],
+  summary: "Driven trace of a driver",
+  description:
+    "The positions of the driver in time order: since the `ast` of its route on the way (status 3), or, when no route is on the way, " +
+    "since midnight UTC today. At most 20000 points (the newest). An empty `coordinates` array when there are none.",
+  request: { params: IdParam("driver_id") },
+  responses: { 200: jsonResponse(LineString, "The trace") },
+});
+
+type Input = z.infer<typeof TrackingInput>;
+
+/** Validates one entry beyond the schema: ownership, timestamp. `prefix` names the array element in errors. */
+function prepareEntry(user: AuthUser, entry: Input, prefix: string, now: number): NewTracking {
+  let driverId: number;
+  if (user.role === "driver") {
+    if (entry.driver_id !== undefined && entry.driver_id !== user.id) throw forbidden("Drivers may only report their own position");
+    driverId = user.id;
+  } else {
+    if (entry.driver_id === undefined) throw unprocessable("driver_id is required", `${prefix}driver_id`);
+    driverId = entry.driver_id;
+  }
+  let ms = now;
+  if (entry.timestamp !== undefined) {
+    const parsed = parseDateTime(entry.timestamp);
+    if (parsed === null) throw unprocessable("timestamp is not an ISO 8601 date-time", `${prefix}timestamp`);
+    if (parsed > now + MAX_FUTURE_MS) throw unprocessable("timestamp is more than 5 minutes in the future", `${prefix}timestamp`);
+    ms = parsed;
+  }
+  const [lng, lat] = entry.position.coordinates;
+  return { driver_id: driverId, timestamp: formatDateTime(ms), lng, lat };
+}
+
+/** Pushes the newest stored position of each driver to the company channel, after the response. */
+function pushPositions(c: Context<AppEnv>, companyId: number, rows: TrackingRow[]) {
+  const newest = new Map<number, TrackingRow>();
+  for (const r of rows) {
+    const seen = newest.get(r.driver_id);
+    if (!seen || r.timestamp > seen.timestamp || (r.timestamp === seen.timestamp && r.id > seen.id)) newest.set(r.driver_id, r);
+  }
+  const events = [...newest.values()].map((r) =>
+    publish(c.env, companyId, { type: "driverposition", driver_id: r.driver_id, position: { type: "Point", coordinates: [r.lng, r.lat] }, timestamp: r.timestamp }, r.driver_id),
+  );
+  c.executionCtx.waitUntil(Promise.all(events).catch((err) => console.error("driverposition event failed", err)));
+}
+
+export const trackingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(listTracking, async (c) => {
+    const t = driverTracking;
+    const result = await listObjects(
+      c.get("db"),
+      { table: t, scope: eq(t.company_id, c.get("company").id), fields: trackingFields, idColumn: t.id, present: (rows: TrackingRow[]) => rows.map(presentTracking) },
+      c.req.valid("query"),
+    );
+    return c.json(result, 200);
+  })
+  .openapi(getTracking, async (c) => {
+    const [row] = await c
+      .get("db")
+      .select()
+      .from(driverTracking)
+      .where(and(eq(driverTracking.id, c.req.valid("param").drivertracking_id), eq(driverTracking.company_id, c.get("company").id)));
+    if (!row) throw notFound("Tracking entry");
+    return c.json(presentTracking(row), 200);
+  })
+  .openapi(
+    postTracking,
+    async (c) => {
+      const db = c.get("db");
+      const cid = c.get("company").id;
+      const user = c.get("user");
+      const body = c.req.valid("json");
+      const many = Array.isArray(body);
+      const inputs = many ? body : [body];
+      const now = Date.now();
+      const entries = inputs.map((e, i) => prepareEntry(user, e, many ? `${i}.` : "", now));
+      // A driver's token already proves it is a driver of this company; dispatchers name drivers that must exist.
+      if (user.role !== "driver") await assertCompanyDrivers(db, cid, entries.map((e) => e.driver_id));
+      const rows = await insertTracking(db, cid, entries);
+      pushPositions(c, cid, rows);
+      return c.json(many ? rows.map(presentTracking) : presentTracking(rows[0]), 200);
+    },
+    (result): undefined => {
+      // The body is one entry or an array of entries: report the errors of the shape that was sent.
+      if (result.success) return undefined;
+      const union = result.error.issues.find((i) => i.code === "invalid_union") as { errors?: z.core.$ZodIssue[][] } | undefined;
+      let error = result.error;
+      if (union?.errors?.length === 2) {
+        const [asEntry, asArray] = union.errors;
+        const sentArray = !asArray.some((i) => i.path.length === 0 && i.code === "invalid_type");
+        error = new ZodError(sentArray ? asArray : asEntry);
+      }
+      throw unprocessable(`Invalid json: ${zodMessage(error)}`, zodFields(error) || "json");
+    },
+  )
+  .openapi(deleteTracking, async (c) => {
+    const [row] = await c
+      .get("db")
+      .delete(driverTracking)
+      .where(and(eq(driverTracking.id, c.req.valid("param").drivertracking_id), eq(driverTracking.company_id, c.get("company").id)))
+      .returning();
+    if (!row) throw notFound("Tracking entry");
+    return c.json(presentTracking(row), 200);
+  })
+  .openapi(listPositions, async (c) => {
+    const db = c.get("db");
+    const cid = c.get("company").id;
+    const hasPosition = sql`exists (select 1 from ${driverTracking} where ${driverTracking.company_id} = ${users.company_id} and ${driverTracking.driver_id} = ${users.id})`;
+    const present = async (drivers: UserRow[]) => {
+      const positions = await latestPositions(db, cid, drivers.map((d) => d.id));
+      return drivers.flatMap((d) => {
+        const p = positions.find((x) => x.driver_id === d.id);
+        return p ? [presentPosition(p, d) as z.infer<typeof PositionRecordSchema>] : [];
+      });
+    };
+    const result = await listObjects(db, { table: users, scope: and(driverScope(cid), hasPosition), fields: positionFields, idColumn: users.id, present }, c.req.valid("query"));
+    return c.json(result, 200);
+  })
+  .openapi(getPosition, async (c) => {
+    const db = c.get("db");
+    const cid = c.get("company").id;
+    const driver = await loadDriver(db, cid, c.req.valid("param").driver_id);
+    const [position] = await latestPositions(db, cid, [driver.id]);
+    if (!position) throw notFound("Driver position");
+    return c.json(presentPosition(position, driver) as z.infer<typeof PositionRecordSchema>, 200);
+  })
+  .openapi(getTrace, async (c) => {
+    const db = c.get("db");
+    const cid = c.get("company").id;
+    const { driver_id } = c.req.valid("param");
+    await loadDriver(db, cid, driver_id);
+    const route = await routeOnTheWay(db, cid, driver_id);
+    const since = route?.ast ?? `${new Date().toISOString().slice(0, 10)}T00:00:00Z`;
+    const rows = await positionsSince(db, cid, driver_id, since);
+    return c.json({ type: "LineString" as const, coordinates: rows.map((r) => [r.lng, r.lat] as [number, number]) }, 200);
+  });

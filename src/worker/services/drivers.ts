@@ -1,0 +1,272 @@
+/**
+ * Drivers: users with usertype `driver`, their presentation (with availability
+ * windows, the computed `available` flag and the last position), creation with
+ * the three outgoing emails, activation, and the route lookups.
+ */
+import { z } from "@hono/zod-openapi";
+import { type SQL, and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
+import { driverAvailabilities, routes, users } from "../db/schema";
+import type { Company, Db, Env } from "../env";
+import { forbidden, notFound, unprocessable } from "../errors";
+import { hashCode } from "../lib/crypto";
+import type { FieldMap } from "../lib/filters";
+import { nowIso } from "../lib/time";
+import { DateTime } from "../openapi";
+import { AvailabilitySchema, availabilityFields, presentAvailability } from "./driver-availability";
+import { driverActivationEmail, driverCreatedNotice } from "./messages";
+import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
+import { PositionRecordSchema, latestPositions, presentPosition } from "./tracking-positions";
+import { prepareUser, type UserRow } from "./users";
+
+/**
+ * Driver status values (`GET /driverstatus`). The status is set by the
+ * dispatcher or the driver app; it is informational and does not gate routing
+ * (`active` does).
+ */
+export const DRIVER_STATUSES = [
+  { id: 0, name: "offline" },
+  { id: 1, name: "available" },
+  { id: 2, name: "ontour" },
+  { id: 3, name: "break" },
+] as const;
+
+export const DRIVER_STATUS_DESCRIPTION =
+  "Driver status values: 0 `offline` (not working; default on creation), 1 `available` (working, free for a tour), " +
+  "2 `ontour` (driving a tour), 3 `break` (working, temporarily not available).";
+
+export const DriverStatusValue = z
+  .number()
+  .int()
+  .refine((v) => DRIVER_STATUSES.some((s) => s.id === v), { message: "unknown driver status (see GET /driverstatus)" })
+  .openapi({ type: "integer", description: DRIVER_STATUS_DESCRIPTION });
+
+export const HtmlColor = z
+  .string()
+  .trim()
+  .transform((v) => v.replace(/^#/, "").toLowerCase())
+  .pipe(z.string().regex(/^[0-9a-f]{6}$/, "six hex digits, e.g. 3a7bd5"))
+  .openapi({ type: "string", example: "3a7bd5", description: "Six hex digits, without '#'" });
+
+/** The `current_position` of a driver: its newest tracking entry. */
+const CurrentPosition = z
+  .object({
+    id: z.number().int(),
+    driver_id: z.number().int(),
+    timestamp: DateTime,
+    position: PositionRecordSchema.shape.position,
+    firstname: z.string().nullable().optional(),
+    lastname: z.string().nullable().optional(),
+    htmlcolor: z.string().nullable().optional(),
+  })
+  .openapi("DriverCurrentPosition");
+
+export const DriverSchema = z
+  .object({
+    id: z.number().int(),
+    firstname: z.string().nullable(),
+    lastname: z.string().nullable(),
+    email: z.string(),
+    company_id: z.number().int(),
+    expires: DateTime.nullable(),
+    active: z.boolean(),
+    confirmed_at: DateTime.nullable(),
+    usertype: z.literal("driver"),
+    mobilenr: z.string().nullable(),
+    htmlcolor: z.string().nullable(),
+    vehicle: z.string().nullable(),
+    status: z.number().int(),
+    driveravailabilities: z.array(AvailabilitySchema).openapi({ description: "Availability windows that have not ended yet, by `fromtime`" }),
+    available: z.boolean().optional().openapi({ description: "With `includeavail`: an availability window covers now (computed)" }),
+    current_position: CurrentPosition.nullable().optional().openapi({ description: "With `includeposition` (or `driverinfo`): the newest tracking entry" }),
+  })
+  .openapi("Driver");
+
+export type Driver = z.infer<typeof DriverSchema>;
+
+export const driverFields: FieldMap = {
+  id: { column: users.id, type: "integer" },
+  firstname: { column: users.firstname, type: "text" },
+  lastname: { column: users.lastname, type: "text" },
+  email: { column: users.email, type: "text" },
+  company_id: { column: users.company_id, type: "integer" },
+  active: { column: users.active, type: "boolean" },
+  confirmed_at: { column: users.confirmed_at, type: "datetime" },
+  expires: { column: users.expires, type: "datetime" },
+  usertype: { column: users.usertype, type: "text" },
+  mobilenr: { column: users.mobilenr, type: "text" },
+  htmlcolor: { column: users.htmlcolor, type: "text" },
+  vehicle: { column: users.vehicle, type: "text" },
+  status: { column: users.status, type: "integer" },
+  driveravailabilities: {
+    relation: "many",
+    fields: availabilityFields,
+    exists: (condition) =>
+      sql`exists (select 1 from ${driverAvailabilities} where ${driverAvailabilities.driver_id} = ${users.id} and ${driverAvailabilities.company_id} = ${users.company_id} and ${condition})`,
+  },
+};
+
+/** Drivers of the company (the tenant scope of every driver query). */
+export const driverScope = (companyId: number): SQL => and(eq(users.company_id, companyId), eq(users.usertype, "driver"))!;
+
+export interface PresentOptions {
+  includeavail?: boolean;
+  includeposition?: boolean;
+  driverinfo?: boolean;
+}
+
+/**
+ * Presents driver rows with their open availability windows (and, on request,
+ * `available` and `current_position`): one extra query per kind for the whole page.
+ */
+export async function presentDrivers(db: Db, companyId: number, rows: UserRow[], opts: PresentOptions = {}): Promise<Driver[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const now = nowIso();
+  const withPosition = opts.includeposition || opts.driverinfo;
+  const [windows, positions] = await Promise.all([
+    db
+      .select()
+      .from(driverAvailabilities)
+      .where(and(eq(driverAvailabilities.company_id, companyId), inArray(driverAvailabilities.driver_id, ids), gt(driverAvailabilities.totime, now)))
+      .orderBy(asc(driverAvailabilities.fromtime), asc(driverAvailabilities.id)),
+    withPosition ? latestPositions(db, companyId, ids) : Promise.resolve([]),
+  ]);
+  return rows.map((r) => {
+    const own = windows.filter((w) => w.driver_id === r.id);
+    const driver: Driver = {
+      id: r.id,
+      firstname: r.firstname,
+      lastname: r.lastname,
+      email: r.email,
+      company_id: r.company_id,
+      expires: r.expires,
+      active: r.active,
+      confirmed_at: r.confirmed_at,
+      usertype: "driver",
+      mobilenr: r.mobilenr,
+      htmlcolor: r.htmlcolor,
+      vehicle: r.vehicle,
+      status: r.status ?? 0,
+      driveravailabilities: own.map(presentAvailability),
+    };
+    if (opts.includeavail) driver.available = own.some((w) => w.fromtime <= now && now < w.totime);
+    if (withPosition) {
+      const p = positions.find((x) => x.driver_id === r.id);
+      driver.current_position = p ? presentPosition(p, opts.driverinfo ? r : undefined) : null;
+    }
+    return driver;
+  });
+}
+
+/** The company's driver with this id, or 404. */
+export async function loadDriver(db: Db, companyId: number, driverId: number): Promise<UserRow> {
+  const [row] = await db
+    .select()
+    .from(users)
+    .where(and(eq(users.id, driverId), driverScope(companyId)));
+  if (!row) throw notFound("Driver");
+  return row;
+}
+
+/** Checks that every id is a driver of the company; 422 naming `field` otherwise. */
+export async function assertCompanyDrivers(db: Db, companyId: number, driverIds: number[], field = "driver_id") {
+  const wanted = [...new Set(driverIds)];
+  if (wanted.length === 0) return;
+  const found = new Set<number>();
+  // D1 binds at most 100 parameters per statement.
+  for (let i = 0; i < wanted.length; i += 90) {
+    const chunk = wanted.slice(i, i + 90);
+    const rows = await db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(driverScope(companyId), inArray(users.id, chunk)));
+    for (const r of rows) found.add(r.id);
+  }
+  const missing = wanted.filter((id) => !found.has(id));
+  if (missing.length) throw unprocessable(`No driver with id ${missing.join(", ")} in this company`, field);
+}
+
+export interface NewDriver {
+  email: string;
+  firstname?: string | null;
+  lastname?: string | null;
+  mobilenr?: string | null;
+  htmlcolor?: string | null;
+  vehicle?: string | null;
+  status?: number;
+  expires?: string | null;
+}
+
+/**
+ * POST /driver: the driver row and the three outgoing emails (activation code
+ * to the driver, notice to the creating dispatcher, log copy to the operator)
+ * in one D1 batch, then handed to the notifications queue.
+ */
+export async function createDriver(env: Env, db: Db, company: Company, creatorId: number, input: NewDriver, base: string): Promise<UserRow> {
+  const [prepared, [creator]] = await Promise.all([
+    prepareUser(db, company.id, { usertype: "driver", email: input.email, firstname: input.firstname, lastname: input.lastname, mobilenr: input.mobilenr, vehicle: input.vehicle, htmlcolor: input.htmlcolor }),
+    db.select({ email: users.email }).from(users).where(and(eq(users.id, creatorId), eq(users.company_id, company.id))),
+  ]);
+  const messages: OutgoingMessage[] = [
+    driverActivationEmail({ base, slug: company.slug, companyname: company.companyname, email: input.email, firstname: input.firstname ?? null, code: prepared.code }),
+  ];
+  if (creator) messages.push(driverCreatedNotice({ to: creator.email, companyname: company.companyname, driverEmail: input.email, template: "driver_created_dispatcher" }));
+  if (env.OPERATOR_EMAIL) messages.push(driverCreatedNotice({ to: env.OPERATOR_EMAIL, companyname: company.companyname, driverEmail: input.email, template: "driver_created_operator" }));
+
+  // Fields prepareUser does not know are set by an update of the new row inside the same batch.
+  const extra: Partial<UserRow> = {};
+  if (input.status !== undefined) extra.status = input.status;
+  if (input.expires !== undefined) extra.expires = input.expires;
+  const email = input.email.toLowerCase();
+  const byEmail = and(eq(users.company_id, company.id), eq(users.email, email));
+  const [[inserted], ids, updated] = await db.batch([
+    prepared.insert,
+    outboxInsert(db, company.id, messages),
+    ...(Object.keys(extra).length ? [db.update(users).set(extra).where(byEmail).returning()] : []),
+  ] as const);
+  await dispatchOutbox(env, company.id, ids);
+  return (updated as UserRow[] | undefined)?.[0] ?? inserted;
+}
+
+/**
+ * POST /activatedriver: the calling driver's own activation code; one
+ * conditional update, so a code works once (already active -> 403).
+ */
+export async function activateDriver(db: Db, companyId: number, driverId: number, code: string, imei: string): Promise<UserRow> {
+  const [row] = await db
+    .update(users)
+    .set({ active: true, imei })
+    .where(and(eq(users.id, driverId), driverScope(companyId), eq(users.code_hash, await hashCode(code)), eq(users.active, false)))
+    .returning();
+  if (!row) throw forbidden("Invalid or already used activation code");
+  return row;
+}
+
+/** Route status values used here (contract.md §5). */
+const ASSIGNED = 1;
+const ACCEPTED = 2;
+const ONTHEWAY = 3;
+
+/** The route the driver is driving now (status 3), newest start first. */
+export async function routeOnTheWay(db: Db, companyId: number, driverId: number) {
+  const [row] = await db
+    .select({ id: routes.id, status: routes.status, ast: routes.ast })
+    .from(routes)
+    .where(and(eq(routes.company_id, companyId), eq(routes.driver_id, driverId), eq(routes.status, ONTHEWAY)))
+    .orderBy(desc(routes.ast), desc(routes.id))
+    .limit(1);
+  return row ?? null;
+}
+
+/** The route on the way, else the next assigned or accepted one (earliest `tst_from`, routes without one last). */
+export async function currentRoute(db: Db, companyId: number, driverId: number) {
+  const driving = await routeOnTheWay(db, companyId, driverId);
+  if (driving) return driving;
+  const [next] = await db
+    .select({ id: routes.id, status: routes.status, ast: routes.ast })
+    .from(routes)
+    .where(and(eq(routes.company_id, companyId), eq(routes.driver_id, driverId), inArray(routes.status, [ASSIGNED, ACCEPTED])))
+    .orderBy(sql`${routes.tst_from} is null`, asc(routes.tst_from), asc(routes.id))
+    .limit(1);
+  return next ?? null;
+}

@@ -1,0 +1,120 @@
+/** Driver tracking entries: presentation, batched inserts, latest positions, traces. */
+import { z } from "@hono/zod-openapi";
+import { and, desc, eq, gte, sql } from "drizzle-orm";
+import { driverTracking } from "../db/schema";
+import type { Db } from "../env";
+import type { FieldMap } from "../lib/filters";
+import { DateTime } from "../openapi";
+
+export type TrackingRow = typeof driverTracking.$inferSelect;
+
+/** GeoJSON point with range-checked coordinates `[longitude, latitude]`. */
+export const TrackingPoint = z
+  .object({
+    type: z.literal("Point"),
+    coordinates: z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]),
+  })
+  .openapi("TrackingPoint", { description: "GeoJSON point `[longitude, latitude]`, longitude -180..180, latitude -90..90" });
+
+export const TrackingSchema = z
+  .object({
+    id: z.number().int(),
+    timestamp: DateTime,
+    position: TrackingPoint,
+    driver_id: z.number().int(),
+  })
+  .openapi("DriverTracking");
+
+export const PositionRecordSchema = TrackingSchema.extend({
+  firstname: z.string().nullable(),
+  lastname: z.string().nullable(),
+  htmlcolor: z.string().nullable(),
+}).openapi("DriverPosition");
+
+export type Tracking = z.infer<typeof TrackingSchema>;
+export type PositionRecord = z.infer<typeof PositionRecordSchema>;
+
+export const trackingFields: FieldMap = {
+  id: { column: driverTracking.id, type: "integer" },
+  driver_id: { column: driverTracking.driver_id, type: "integer" },
+  timestamp: { column: driverTracking.timestamp, type: "datetime" },
+  lng: { column: driverTracking.lng, type: "number" },
+  lat: { column: driverTracking.lat, type: "number" },
+};
+
+export const presentTracking = (r: TrackingRow): Tracking => ({
+  id: r.id,
+  timestamp: r.timestamp,
+  position: { type: "Point", coordinates: [r.lng, r.lat] },
+  driver_id: r.driver_id,
+});
+
+type DriverInfo = { firstname: string | null; lastname: string | null; htmlcolor: string | null };
+
+/** A tracking entry as position record; with `info`, the driver's name and colour. */
+export function presentPosition(r: TrackingRow, info?: DriverInfo): Tracking & Partial<DriverInfo> {
+  const base = presentTracking(r);
+  return info ? { ...base, firstname: info.firstname, lastname: info.lastname, htmlcolor: info.htmlcolor } : base;
+}
+
+/**
+ * The newest tracking entry of each of the given drivers. One statement: per
+ * driver an index seek on (company_id, driver_id, timestamp) for the newest
+ * row, so the cost does not grow with the length of the track.
+ */
+export async function latestPositions(db: Db, companyId: number, driverIds: number[]): Promise<TrackingRow[]> {
+  const out: TrackingRow[] = [];
+  // Hand-written SQL: the correlated subquery needs explicit aliases (drizzle drops qualifiers in single-table selections).
+  for (let i = 0; i < driverIds.length; i += 90) {
+    const ids = sql.join(
+      driverIds.slice(i, i + 90).map((id) => sql`${id}`),
+      sql`, `,
+    );
+    out.push(
+      ...(await db.all<TrackingRow>(sql`
+        select t.id, t.company_id, t.driver_id, t.timestamp, t.lng, t.lat from driver_tracking t
+        where t.company_id = ${companyId} and t.id in (
+          select (select t2.id from driver_tracking t2 where t2.company_id = ${companyId} and t2.driver_id = u.id
+                  order by t2.timestamp desc, t2.id desc limit 1)
+          from users u where u.company_id = ${companyId} and u.id in (${ids}))`)),
+    );
+  }
+  return out;
+}
+
+/** D1 binds at most 100 parameters per statement: 5 columns -> 20 rows per insert. */
+const ROWS_PER_INSERT = 20;
+
+export interface NewTracking {
+  driver_id: number;
+  timestamp: string;
+  lng: number;
+  lat: number;
+}
+
+/** Stores the entries in one D1 batch (one round trip, one transaction); answers the stored rows in input order. */
+export async function insertTracking(db: Db, companyId: number, entries: NewTracking[]): Promise<TrackingRow[]> {
+  const statements = [];
+  for (let i = 0; i < entries.length; i += ROWS_PER_INSERT) {
+    const values = entries.slice(i, i + ROWS_PER_INSERT).map((e) => ({ company_id: companyId, ...e }));
+    statements.push(db.insert(driverTracking).values(values).returning());
+  }
+  const [first, ...rest] = statements;
+  const results = (await db.batch([first, ...rest])) as TrackingRow[][];
+  // RETURNING order is not guaranteed by SQLite; ids grow with insertion order.
+  return results.flat().sort((a, b) => a.id - b.id);
+}
+
+/**
+ * Positions of one driver since `since` (inclusive), in time order. At most
+ * `limit` points: the newest ones, so a long day keeps its latest part.
+ */
+export async function positionsSince(db: Db, companyId: number, driverId: number, since: string, limit = 20_000): Promise<TrackingRow[]> {
+  const rows = await db
+    .select()
+    .from(driverTracking)
+    .where(and(eq(driverTracking.company_id, companyId), eq(driverTracking.driver_id, driverId), gte(driverTracking.timestamp, since)))
+    .orderBy(desc(driverTracking.timestamp), desc(driverTracking.id))
+    .limit(limit);
+  return rows.reverse();
+}
