@@ -460,20 +460,17 @@ stats.versions = versions;
 mkdirSync(join(ROOT, "data"), { recursive: true });
 writeFileSync(join(ROOT, "data/gazetteer-stats.json"), JSON.stringify(stats, null, 2) + "\n");
 console.log(JSON.stringify(stats, null, 2));
+// GAZ_DEBUG=1: list rejected name matches and the places left to interpolation.
 if (process.env.GAZ_DEBUG) {
-  const rej = pairs.filter((p) => p.cands.length && !p.entry);
-  for (const p of rej.slice(0, 60)) {
+  const rejected = pairs.filter((p) => p.cands.length && !p.entry);
+  console.error(`\nrejected matches (${rejected.length}), first 60: code place candidates expected(lng,lat) | candidate@lng,lat distance`);
+  for (const p of rejected.slice(0, 60)) {
     const exp = expectedPosition(p.code);
-    console.log(p.code, p.place, p.cands.length, exp && exp.median.map(r4).join(","), p.cands.slice(0, 3).map((c) => `${c.name}@${r4(c.lng)},${r4(c.lat)} ${Math.round(haversine(exp.median[0], exp.median[1], c.lng, c.lat) / 1000)}km`).join(" | "));
+    const far = (c) => (exp ? `${Math.round(haversine(exp.median[0], exp.median[1], c.lng, c.lat) / 1000)}km` : "?");
+    console.error(p.code, p.place, p.cands.length, exp ? exp.median.map(r4).join(",") : "-", p.cands.slice(0, 3).map((c) => `${c.name}@${r4(c.lng)},${r4(c.lat)} ${far(c)}`).join(" | "));
   }
-  const dist = rej.map((p) => { const exp = expectedPosition(p.code); return Math.min(...p.cands.map((c) => haversine(exp.median[0], exp.median[1], c.lng, c.lat) / 1000)); }).sort((a, b) => a - b);
-  console.log("rejected dist quantiles", [0.1, 0.25, 0.5, 0.75, 0.9].map((q) => Math.round(dist[Math.floor(q * dist.length)])));
-}
-if (process.env.GAZ_DEBUG2) {
-  const un = new Map();
-  for (const p of pairs) if (p.source === "interpolated") un.set(p.place, [...(un.get(p.place) ?? []), p.code]);
-  const top = [...un].sort((a, b) => b[1].length - a[1].length).slice(0, 40);
-  console.log(top.map(([k, v]) => `${k}:${v.length}:${p0(v)}`).join("\n"));
-  function p0(v) { return v.slice(0, 3).join(","); }
-  console.log(pairs.filter((p) => p.code.startsWith("259")).map((p) => `${p.code} ${p.place} ${p.source} ${p.cands.length}`).join("\n"));
+  const unmatched = new Map();
+  for (const p of pairs) if (p.source === "interpolated") push(unmatched, p.place, p.code);
+  console.error("\nunmatched places with most codes:");
+  for (const [place, cs] of [...unmatched].sort((a, b) => b[1].length - a[1].length).slice(0, 30)) console.error(`${place}: ${cs.join(", ")}`);
 }

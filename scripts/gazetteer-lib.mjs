@@ -59,7 +59,7 @@ export function matchKeys(name) {
       .replace(/\s*\(.*$/, "")
       .replace(/\s*\/.*$/, "")
       .replace(/\s+-\s+.*$/, "")
-      .replace(/\s+(am|an der|an|im|in der|in|bei|ob der|vor der|auf der|unter der|ob)\s+.*$/i, ""),
+      .replace(/\s+(am|an der|an|im|in der|in|bei|ob der|vor der|auf der|auf dem|auf|unter der|ob|zu)\s+.*$/i, ""),
   );
   if (base && base !== full && base !== folded) keys.push(base);
   return keys;
