@@ -14,6 +14,7 @@ import { authenticate } from "./middleware/auth";
 import { rateLimit } from "./middleware/rate-limit";
 import { resolveCompany } from "./middleware/tenancy";
 import { accountRoutes } from "./routes/account";
+import { addressRoutes } from "./routes/addresses";
 import { availabilityRoutes } from "./routes/availability";
 import { companyRoutes } from "./routes/company";
 import { deliveryRoutes } from "./routes/deliveries";
@@ -28,6 +29,7 @@ const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
 /** Resource routes under `/<slug>/api`, each group declared in its own module. */
 export const apiRoutes = newRouter()
   .route("/", companyRoutes)
+  .route("/", addressRoutes)
   .route("/", deliveryRoutes)
   .route("/", liveRoutes)
   .route("/", driverRoutes)

@@ -1,5 +1,7 @@
 import { z } from "@hono/zod-openapi";
-import type { addresses } from "../db/schema";
+import { and, asc, eq, or, sql } from "drizzle-orm";
+import { type addresses, deliveries } from "../db/schema";
+import type { Db } from "../env";
 import { Point } from "../openapi";
 
 export type AddressRow = typeof addresses.$inferSelect;
@@ -44,3 +46,49 @@ export const presentAddress = (a: AddressRow): z.infer<typeof AddressSchema> => 
   location: pointOf(a.lng, a.lat),
   addresstype: a.addresstype,
 });
+
+/** An address as the address endpoints answer it: with the deliveries that reference it. */
+export const AddressDetailSchema = AddressSchema.extend({
+  deliverylocations: z.array(z.number().int()).openapi({ description: "Ids of the deliveries delivering to this address (`deliverylocation_id`), ascending" }),
+  source_for_deliveries: z
+    .array(z.number().int())
+    .openapi({ description: "Ids of the deliveries picking up at this address (`supplierlocation_id`), ascending" }),
+}).openapi("AddressDetail");
+
+export type AddressDetail = z.infer<typeof AddressDetailSchema>;
+
+/**
+ * Presents address rows with `deliverylocations` and `source_for_deliveries`:
+ * one query for the delivery ids of all rows (the ids go in as one JSON
+ * parameter, so a page of 100 stays within D1's bound-parameter limit).
+ */
+export async function presentAddressDetails(db: Db, companyId: number, rows: AddressRow[]): Promise<AddressDetail[]> {
+  if (rows.length === 0) return [];
+  const ids = JSON.stringify(rows.map((r) => r.id));
+  const refs = await db
+    .select({ id: deliveries.id, to: deliveries.deliverylocation_id, from: deliveries.supplierlocation_id })
+    .from(deliveries)
+    .where(
+      and(
+        eq(deliveries.company_id, companyId),
+        or(
+          sql`${deliveries.deliverylocation_id} IN (SELECT value FROM json_each(${ids}))`,
+          sql`${deliveries.supplierlocation_id} IN (SELECT value FROM json_each(${ids}))`,
+        ),
+      ),
+    )
+    .orderBy(asc(deliveries.id));
+  const to = new Map<number, number[]>();
+  const from = new Map<number, number[]>();
+  const push = (m: Map<number, number[]>, key: number | null, id: number) => {
+    if (key === null) return;
+    const list = m.get(key);
+    if (list) list.push(id);
+    else m.set(key, [id]);
+  };
+  for (const r of refs) {
+    push(to, r.to, r.id);
+    push(from, r.from, r.id);
+  }
+  return rows.map((row) => ({ ...presentAddress(row), deliverylocations: to.get(row.id) ?? [], source_for_deliveries: from.get(row.id) ?? [] }));
+}
