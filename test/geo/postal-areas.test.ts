@@ -107,3 +107,23 @@ describe("unionPostalAreas on real areas", () => {
     expect(booleanPointInPolygon([11.5755, 48.1374], u)).toBe(true);
   });
 });
+
+describe("imported areas wider than the narrow bbox window", () => {
+  it("are found by the fallback query", async () => {
+    const geom = JSON.stringify({ type: "Polygon", coordinates: [[[15.5, 50], [19.5, 50], [19.5, 53], [15.5, 53], [15.5, 50]]] });
+    const { meta } = await env.DB.prepare(
+      "INSERT INTO postal_areas (plz, note, geom, min_lng, min_lat, max_lng, max_lat, source) VALUES ('PL-TEST', 'wide', ?, 15.5, 50, 19.5, 53, 'imported')",
+    )
+      .bind(geom)
+      .run();
+    try {
+      const a = await findPostalAreaForPoint(env.DB, 18.9, 51.5);
+      expect(a?.plz).toBe("PL-TEST");
+      expect(a?.gid).toBe(meta.last_row_id);
+      // inside Germany the derived area still wins
+      expect((await findPostalAreaForPoint(env.DB, 11.5755, 48.1374))?.plz).toBe("80331");
+    } finally {
+      await env.DB.prepare("DELETE FROM postal_areas WHERE plz = 'PL-TEST'").run();
+    }
+  });
+});

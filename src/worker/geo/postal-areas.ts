@@ -17,21 +17,43 @@ export interface PostalArea {
 }
 
 /**
+ * Widest derived area is 0.83° of longitude: a first query bounded by this
+ * window reads only a slice of the bbox index; wider (imported) areas are
+ * still found by the unbounded second query when the first finds nothing.
+ */
+const NARROW_WINDOW_DEG = 1;
+
+type AreaRow = { gid: number; plz: string; note: string | null; geom: string };
+
+/**
  * The postal area containing a point: candidates from the bbox index, then an
  * exact point-in-polygon test. Null outside every area. When areas overlap
  * (imported data) the smallest bbox wins.
  */
 export async function findPostalAreaForPoint(db: D1Database, lng: number, lat: number): Promise<PostalArea | null> {
   if (!Number.isFinite(lng) || !Number.isFinite(lat)) return null;
-  const { results } = await db
+  const order = "ORDER BY (max_lng - min_lng) * (max_lat - min_lat)";
+  const narrow = await db
     .prepare(
       `SELECT gid, plz, note, geom FROM postal_areas
-       WHERE min_lng <= ?1 AND max_lng >= ?1 AND min_lat <= ?2 AND max_lat >= ?2
-       ORDER BY (max_lng - min_lng) * (max_lat - min_lat)`,
+       WHERE min_lng BETWEEN ?1 - ?3 AND ?1 AND max_lng >= ?1 AND min_lat <= ?2 AND max_lat >= ?2 ${order}`,
     )
-    .bind(lng, lat)
-    .all<{ gid: number; plz: string; note: string | null; geom: string }>();
-  for (const row of results) {
+    .bind(lng, lat, NARROW_WINDOW_DEG)
+    .all<AreaRow>();
+  const hit = firstContaining(narrow.results, lng, lat);
+  if (hit) return hit;
+  const wide = await db
+    .prepare(
+      `SELECT gid, plz, note, geom FROM postal_areas
+       WHERE min_lng < ?1 - ?3 AND max_lng >= ?1 AND min_lat <= ?2 AND max_lat >= ?2 ${order}`,
+    )
+    .bind(lng, lat, NARROW_WINDOW_DEG)
+    .all<AreaRow>();
+  return firstContaining(wide.results, lng, lat);
+}
+
+function firstContaining(rows: AreaRow[], lng: number, lat: number): PostalArea | null {
+  for (const row of rows) {
     const geom = parseAreaGeometry(row.geom);
     if (geom && booleanPointInPolygon([lng, lat], geom)) return { gid: row.gid, plz: row.plz, note: row.note, geom };
   }
