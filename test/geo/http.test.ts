@@ -64,7 +64,7 @@ describe("HttpGeocoder (nominatim)", () => {
     const u = f.calls[0].url;
     expect(u.origin + u.pathname).toBe("https://geo.example/search");
     expect(u.searchParams.get("format")).toBe("jsonv2");
-    expect(u.searchParams.get("street")).toBe("Unter den Linden 77");
+    expect(u.searchParams.get("street")).toBe("77 Unter den Linden");
     expect(u.searchParams.get("postalcode")).toBe("10117");
     expect(u.searchParams.get("city")).toBe("Berlin");
     expect(u.searchParams.get("countrycodes")).toBe("de");

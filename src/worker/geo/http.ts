@@ -121,22 +121,25 @@ export class HttpGeocoder implements Geocoder {
   }
 
   private async requestGeocode(q: GeocodeQuery, country: string | null): Promise<GeocodeResult | null> {
-    const street = [q.street?.trim(), q.housenumber?.trim()].filter(Boolean).join(" ");
+    const streetName = q.street?.trim() ?? "";
+    const housenumber = streetName ? (q.housenumber?.trim() ?? "") : "";
     const postalcode = q.postalcode?.trim() || undefined;
     const city = q.city?.trim() || undefined;
-    if (!street && !postalcode && !city) return null;
+    if (!streetName && !postalcode && !city) return null;
     if (this.kind === "nominatim") {
       const body = await this.getJson("/search", {
         format: "jsonv2",
         addressdetails: "1",
         limit: "1",
-        street: street || undefined,
+        // Nominatim's structured form: street=<housenumber> <streetname>
+        street: [housenumber, streetName].filter(Boolean).join(" ") || undefined,
         postalcode,
         city,
         countrycodes: country?.toLowerCase(),
       });
       return parseNominatim(Array.isArray(body) ? body[0] : null);
     }
+    const street = [streetName, housenumber].filter(Boolean).join(" ");
     const text = [street, [postalcode, city].filter(Boolean).join(" "), country ?? undefined].filter(Boolean).join(", ");
     const body = await this.getJson("/api", { q: text, limit: "5" });
     const features = photonFeatures(body);
