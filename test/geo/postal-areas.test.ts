@@ -108,6 +108,22 @@ describe("unionPostalAreas on real areas", () => {
   });
 });
 
+describe("unionPostalAreas at tour-area scale", () => {
+  it("all 190 Berlin areas dissolve into one shape containing Berlin's points", async () => {
+    const { results } = await env.DB.prepare("SELECT plz, geom FROM postal_areas WHERE note = 'Berlin'").all<{ plz: string; geom: string }>();
+    expect(results).toHaveLength(190);
+    const t = performance.now();
+    const u = unionPostalAreas(results.map((r) => r.geom));
+    const ms = performance.now() - t;
+    expect(u.type).toBe("MultiPolygon");
+    expect(u.coordinates).toHaveLength(1);
+    expect(booleanPointInPolygon([13.405, 52.52], u)).toBe(true); // Mitte
+    expect(booleanPointInPolygon([13.2, 52.45], u)).toBe(true); // south-west
+    expect(booleanPointInPolygon([11.5755, 48.1374], u)).toBe(false); // München
+    console.log(`unionPostalAreas of 190 Berlin areas: ${ms.toFixed(0)} ms, ${u.coordinates[0][0].length} outer vertices`);
+  });
+});
+
 describe("imported areas wider than the narrow bbox window", () => {
   it("are found by the fallback query", async () => {
     const geom = JSON.stringify({ type: "Polygon", coordinates: [[[15.5, 50], [19.5, 50], [19.5, 53], [15.5, 53], [15.5, 50]]] });
