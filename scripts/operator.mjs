@@ -6,6 +6,7 @@
  *        [--street ... --housenumber ... --postalcode ... --city ... --country DE --lat 52.5 --lng 13.4] [--timezone Europe/Berlin]
  *   npm run operator -- add-user --slug acme --usertype driver|dispatcher|watcher --email d@acme.de --password '...' [--firstname .. --lastname ..]
  *   npm run operator -- outbox --slug acme [--page 1] [--q '{"filters":[...]}']
+ *   npm run operator -- import-areas --file plz.geojson [--replace]   (postal-code polygons: properties.plz|postcode|PLZ, optional note)
  *
  * Target: --url (or OPERATOR_URL, default http://127.0.0.1:8787); token: --token (or OPERATOR_TOKEN, default dev-operator-token).
  */
@@ -14,7 +15,10 @@ import { parseArgs } from "node:util";
 const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: Object.fromEntries(
-    ["url", "token", "slug", "name", "email", "password", "firstname", "lastname", "usertype", "street", "housenumber", "postalcode", "city", "country", "lat", "lng", "timezone", "page", "q"].map((k) => [k, { type: "string" }]),
+    [
+      ...["url", "token", "slug", "name", "email", "password", "firstname", "lastname", "usertype", "street", "housenumber", "postalcode", "city", "country", "lat", "lng", "timezone", "page", "q", "file"].map((k) => [k, { type: "string" }]),
+      ["replace", { type: "boolean" }],
+    ],
   ),
 });
 
@@ -69,7 +73,66 @@ switch (positionals[0]) {
     await request("GET", `/_operator/companies/${values.slug}/outbox?${params}`);
     break;
   }
+  case "import-areas":
+    need("file");
+    await importAreas(values.file, values.replace === true);
+    break;
   default:
-    console.error("usage: npm run operator -- create-company|add-user|outbox [options] (see scripts/operator.mjs)");
+    console.error("usage: npm run operator -- create-company|add-user|outbox|import-areas [options] (see scripts/operator.mjs)");
     process.exit(2);
+}
+
+/**
+ * Sends a GeoJSON FeatureCollection of postal-code polygons to POST /_operator/postal-areas in requests below the
+ * 5 MB body limit, all features of one postal code in the same request (an import supersedes earlier areas of its
+ * codes), and `replace=true` only with the last request (so derived areas go once every imported one exists).
+ */
+async function importAreas(file, replace) {
+  const { readFile } = await import("node:fs/promises");
+  const collection = JSON.parse(await readFile(file, "utf8"));
+  if (collection?.type !== "FeatureCollection" || !Array.isArray(collection.features)) {
+    console.error(`${file} is not a GeoJSON FeatureCollection`);
+    process.exit(2);
+  }
+  const byCode = new Map();
+  for (const f of collection.features) {
+    const p = f?.properties ?? {};
+    const code = String(p.plz ?? p.postcode ?? p.PLZ ?? "").trim();
+    const group = byCode.get(code) ?? { size: 0, features: [] };
+    const text = JSON.stringify(f);
+    group.features.push(text);
+    group.size += text.length + 1;
+    byCode.set(code, group);
+  }
+  const LIMIT = 4 * 1024 * 1024;
+  const chunks = [];
+  let current = { size: 0, features: [] };
+  for (const group of byCode.values()) {
+    if (current.features.length && current.size + group.size > LIMIT) {
+      chunks.push(current);
+      current = { size: 0, features: [] };
+    }
+    current.features.push(...group.features);
+    current.size += group.size;
+  }
+  if (current.features.length) chunks.push(current);
+  const total = { imported: 0, replaced: 0, kept: 0, tour_areas_updated: 0 };
+  for (const [i, chunk] of chunks.entries()) {
+    const last = i === chunks.length - 1;
+    const res = await fetch(`${url}/_operator/postal-areas${replace && last ? "?replace=true" : ""}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: `{"type":"FeatureCollection","features":[${chunk.features.join(",")}]}`,
+    });
+    const text = await res.text();
+    if (!res.ok) {
+      console.error(`request ${i + 1}/${chunks.length} failed: ${res.status} ${text}`);
+      process.exit(1);
+    }
+    const result = JSON.parse(text);
+    for (const k of ["imported", "replaced", "tour_areas_updated"]) total[k] += result[k] ?? 0;
+    total.kept = result.kept ?? 0; // a state count: the last answer's is the final one
+    console.error(`request ${i + 1}/${chunks.length}: ${text}`);
+  }
+  console.log(JSON.stringify(total));
 }

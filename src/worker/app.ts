@@ -14,6 +14,7 @@ import { authenticate } from "./middleware/auth";
 import { rateLimit } from "./middleware/rate-limit";
 import { resolveCompany } from "./middleware/tenancy";
 import { accountRoutes } from "./routes/account";
+import { areaRoutes } from "./routes/areas";
 import { addressRoutes } from "./routes/addresses";
 import { availabilityRoutes } from "./routes/availability";
 import { companyRoutes } from "./routes/company";
@@ -35,7 +36,8 @@ export const apiRoutes = newRouter()
   .route("/", driverRoutes)
   .route("/", availabilityRoutes)
   .route("/", trackingRoutes)
-  .route("/", vehicleRoutes);
+  .route("/", vehicleRoutes)
+  .route("/", areaRoutes);
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 

@@ -8,6 +8,7 @@ import { conflict, notFound, validationHook } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import { ListQuery, envelope, errorResponses, jsonBody, jsonResponse } from "../openapi";
 import { operatorAuth } from "../middleware/operator";
+import { operatorAreaRoutes } from "./operator-areas";
 import { SLUG, findCompanyBySlug } from "../middleware/tenancy";
 import { Email, Password, UserSchema, prepareUser, presentUser } from "../services/users";
 import { AddressInput, resolveAddressInput } from "../services/address-input";
@@ -135,3 +136,4 @@ operatorRoutes
     );
     return c.json(result, 200);
   });
+operatorRoutes.route("/", operatorAreaRoutes);
