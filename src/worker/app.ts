@@ -14,7 +14,6 @@ import { authenticate } from "./middleware/auth";
 import { rateLimit } from "./middleware/rate-limit";
 import { resolveCompany } from "./middleware/tenancy";
 import { accountRoutes } from "./routes/account";
-import { areaRoutes } from "./routes/areas";
 import { addressRoutes } from "./routes/addresses";
 import { availabilityRoutes } from "./routes/availability";
 import { companyRoutes } from "./routes/company";
@@ -22,6 +21,7 @@ import { deliveryRoutes } from "./routes/deliveries";
 import { driverRoutes } from "./routes/drivers";
 import { liveRoutes } from "./routes/live";
 import { operatorRoutes } from "./routes/operator";
+import { routeRoutes } from "./routes/routes";
 import { trackingRoutes } from "./routes/tracking";
 import { vehicleRoutes } from "./routes/vehicles";
 
@@ -37,7 +37,7 @@ export const apiRoutes = newRouter()
   .route("/", availabilityRoutes)
   .route("/", trackingRoutes)
   .route("/", vehicleRoutes)
-  .route("/", areaRoutes);
+  .route("/", routeRoutes);
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 

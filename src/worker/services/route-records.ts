@@ -1,0 +1,193 @@
+/**
+ * Route records as the API shows them (dispatch-api.md "Route"):
+ * - the full record (`/route`): delivery objects in driving order, the
+ *   routebase address, durations in MINUTES (rounded);
+ * - the reduced record (`/routemetadata`, `/updateableroutes`): delivery ids,
+ *   routebase address id, durations in SECONDS, line string only on request.
+ * Durations are stored in seconds (schema.ts). Every loader takes the whole
+ * page of routes and issues one query per related table, never one per route.
+ */
+import { z } from "@hono/zod-openapi";
+import { type SQL, and, asc, eq, inArray, sql } from "drizzle-orm";
+import { addresses, deliveries, routes } from "../db/schema";
+import type { Db } from "../env";
+import type { FieldMap } from "../lib/filters";
+import { DateTime } from "../openapi";
+import { AddressSchema, type AddressRow, presentAddress } from "./addresses";
+import { DeliverySchema, type DeliveryRow, deliveryFields, presentDeliveries } from "./deliveries";
+
+export type RouteRow = typeof routes.$inferSelect;
+
+const int = z.number().int().nullable();
+const str = z.string().nullable();
+const dt = DateTime.nullable();
+const ids = z.array(z.number().int());
+
+export const RouteLineString = z
+  .object({ type: z.literal("LineString"), coordinates: z.array(z.array(z.number())) })
+  .openapi("RouteLineString", { description: "GeoJSON line string of the tour, points `[longitude, latitude]`" });
+
+/** Fields shared by the full and the reduced record. */
+const routeBase = {
+  id: z.number().int(),
+  creationtime: DateTime,
+  ast: dt.openapi({ description: "Actual start time; set when the route goes on the way" }),
+  tst_from: dt.openapi({ description: "Target start time span, earliest" }),
+  tst_to: dt.openapi({ description: "Target start time span, latest" }),
+  pst: int.openapi({ description: "Deprecated planned start time" }),
+  distance: z.number().int().openapi({ description: "Route length, metres" }),
+  driver_id: int,
+  status: z.number().int().openapi({ description: "See GET /routestatus" }),
+  custom_id: str.openapi({ description: "Arbitrary tour id or name" }),
+  previous_deliveries: ids.openapi({ description: "Ids of deliveries removed from or changed on the route" }),
+  previous_drivers: ids.openapi({ description: "Ids of drivers previously assigned" }),
+  replaces: int.openapi({ description: "The route this one replaced in an update" }),
+  replaced_by: int.openapi({ description: "The route that replaced this one in an update" }),
+  routebase_address_id: int.openapi({ description: "Start address (depot) of the tour" }),
+  sorted_deliveries: ids.openapi({ description: "Deprecated: the delivery ids in driving order (same as the order of `deliveries`)" }),
+  areatext: str.openapi({ description: "Summary of the route's region" }),
+  htmlcolor: str.openapi({ description: "Colour for map display" }),
+};
+
+export const RouteSchema = z
+  .object({
+    ...routeBase,
+    gross_duration: z.number().int().openapi({ description: "Full tour duration including stops, MINUTES (rounded)" }),
+    net_duration: z.number().int().openapi({ description: "Pure driving time, MINUTES (rounded)" }),
+    deliveries: z.array(DeliverySchema).openapi({ description: "Delivery objects in driving order (`orderindex`)" }),
+    routebase_address: AddressSchema.nullable().openapi({ description: "Start address (depot) record" }),
+  })
+  .openapi("Route", { description: "Full route record. The line string is served by `GET /routemetadata?routestring=true`." });
+
+export const RouteMetadataSchema = z
+  .object({
+    ...routeBase,
+    gross_duration: z.number().int().openapi({ description: "Full tour duration including stops, SECONDS" }),
+    net_duration: z.number().int().openapi({ description: "Pure driving time, SECONDS" }),
+    deliveries: ids.openapi({ description: "Delivery ids in driving order (`orderindex`)" }),
+    routestring: RouteLineString.nullable().optional().openapi({ description: "Only present with `routestring=true` (null when the route has none)" }),
+  })
+  .openapi("RouteMetadata", { description: "Reduced route record: delivery ids instead of objects, no routebase address details, durations in seconds." });
+
+export type RouteOut = z.infer<typeof RouteSchema>;
+export type RouteMetadataOut = z.infer<typeof RouteMetadataSchema>;
+
+/** Filterable fields of `q` on routes; `deliveries` filters by the route's deliveries (`any`). */
+export const routeFields: FieldMap = {
+  ...Object.fromEntries(
+    Object.entries({
+      id: "integer", creationtime: "datetime", ast: "datetime", tst_from: "datetime", tst_to: "datetime", pst: "integer",
+      distance: "integer", driver_id: "integer", status: "integer", custom_id: "text", replaces: "integer", replaced_by: "integer",
+      routebase_address_id: "integer", areatext: "text", htmlcolor: "text", previous_drivers: "json_array", previous_deliveries: "json_array",
+    } as const).map(([name, type]) => [name, { column: routes[name as keyof RouteRow], type }]),
+  ),
+  deliveries: {
+    relation: "many",
+    fields: deliveryFields,
+    exists: (condition) =>
+      sql`exists (select 1 from ${deliveries} where ${deliveries.route_id} = ${routes.id} and ${deliveries.company_id} = ${routes.company_id} and ${condition})`,
+  },
+};
+
+/** The tenant scope of every route query. */
+export const routeScope = (companyId: number): SQL => eq(routes.company_id, companyId);
+
+/** Driving order: `orderindex` (unset last), then id. */
+const drivingOrder = [sql`${deliveries.orderindex} is null`, asc(deliveries.orderindex), asc(deliveries.id)];
+
+const minutes = (seconds: number) => Math.round(seconds / 60);
+
+function common(r: RouteRow, deliveryIds: number[]) {
+  return {
+    id: r.id,
+    creationtime: r.creationtime,
+    ast: r.ast,
+    tst_from: r.tst_from,
+    tst_to: r.tst_to,
+    pst: r.pst,
+    distance: r.distance,
+    driver_id: r.driver_id,
+    status: r.status,
+    custom_id: r.custom_id,
+    previous_deliveries: r.previous_deliveries ?? [],
+    previous_drivers: r.previous_drivers ?? [],
+    replaces: r.replaces,
+    replaced_by: r.replaced_by,
+    routebase_address_id: r.routebase_address_id,
+    sorted_deliveries: deliveryIds,
+    areatext: r.areatext,
+    htmlcolor: r.htmlcolor,
+  };
+}
+
+const groupByRoute = <T extends { route_id: number | null }>(rows: T[]) => {
+  const byRoute = new Map<number, T[]>();
+  for (const row of rows) {
+    if (row.route_id === null) continue;
+    const list = byRoute.get(row.route_id);
+    if (list) list.push(row);
+    else byRoute.set(row.route_id, [row]);
+  }
+  return byRoute;
+};
+
+/** The deliveries of the given routes in driving order (one query). */
+export async function loadRouteDeliveries(db: Db, companyId: number, routeIds: number[]): Promise<DeliveryRow[]> {
+  if (!routeIds.length) return [];
+  return db
+    .select()
+    .from(deliveries)
+    .where(and(eq(deliveries.company_id, companyId), inArray(deliveries.route_id, routeIds)))
+    .orderBy(...drivingOrder);
+}
+
+/** Full route records: deliveries, their addresses and the base addresses loaded for the whole page. */
+export async function presentRoutes(db: Db, companyId: number, rows: RouteRow[]): Promise<RouteOut[]> {
+  if (!rows.length) return [];
+  const baseIds = [...new Set(rows.map((r) => r.routebase_address_id).filter((id): id is number => id !== null))];
+  const [deliveryRows, baseRows] = await Promise.all([
+    loadRouteDeliveries(db, companyId, rows.map((r) => r.id)),
+    baseIds.length ? db.select().from(addresses).where(and(eq(addresses.company_id, companyId), inArray(addresses.id, baseIds))) : Promise.resolve([] as AddressRow[]),
+  ]);
+  const presented = await presentDeliveries(db, companyId, deliveryRows);
+  const byRoute = groupByRoute(presented);
+  const bases = new Map(baseRows.map((a) => [a.id, a]));
+  return rows.map((r) => {
+    const list = byRoute.get(r.id) ?? [];
+    const base = r.routebase_address_id === null ? undefined : bases.get(r.routebase_address_id);
+    return {
+      ...common(r, list.map((d) => d.id)),
+      gross_duration: minutes(r.gross_duration),
+      net_duration: minutes(r.net_duration),
+      deliveries: list,
+      routebase_address: base ? presentAddress(base) : null,
+    };
+  });
+}
+
+export interface MetadataOptions {
+  /** Include the GeoJSON line string. */
+  routestring?: boolean;
+}
+
+/** Reduced route records: delivery ids (one query for the page), durations in seconds. */
+export async function presentRouteMetadata(db: Db, companyId: number, rows: RouteRow[], options: MetadataOptions = {}): Promise<RouteMetadataOut[]> {
+  if (!rows.length) return [];
+  const links = await db
+    .select({ id: deliveries.id, route_id: deliveries.route_id })
+    .from(deliveries)
+    .where(and(eq(deliveries.company_id, companyId), inArray(deliveries.route_id, rows.map((r) => r.id))))
+    .orderBy(...drivingOrder);
+  const byRoute = groupByRoute(links);
+  return rows.map((r) => {
+    const deliveryIds = (byRoute.get(r.id) ?? []).map((d) => d.id);
+    const record: RouteMetadataOut = {
+      ...common(r, deliveryIds),
+      gross_duration: r.gross_duration,
+      net_duration: r.net_duration,
+      deliveries: deliveryIds,
+    };
+    if (options.routestring) record.routestring = r.routestring ?? null;
+    return record;
+  });
+}
