@@ -14,6 +14,7 @@ import { authenticate } from "./middleware/auth";
 import { rateLimit } from "./middleware/rate-limit";
 import { resolveCompany } from "./middleware/tenancy";
 import { accountRoutes } from "./routes/account";
+import { areaRoutes } from "./routes/areas";
 import { addressRoutes } from "./routes/addresses";
 import { availabilityRoutes } from "./routes/availability";
 import { companyRoutes } from "./routes/company";
@@ -21,6 +22,7 @@ import { deliveryRoutes } from "./routes/deliveries";
 import { driverRoutes } from "./routes/drivers";
 import { liveRoutes } from "./routes/live";
 import { operatorRoutes } from "./routes/operator";
+import { routingRoutes } from "./routes/routing";
 import { routeRoutes } from "./routes/routes";
 import { trackingRoutes } from "./routes/tracking";
 import { vehicleRoutes } from "./routes/vehicles";
@@ -33,11 +35,13 @@ export const apiRoutes = newRouter()
   .route("/", addressRoutes)
   .route("/", deliveryRoutes)
   .route("/", liveRoutes)
+  .route("/", routingRoutes)
   .route("/", driverRoutes)
   .route("/", availabilityRoutes)
   .route("/", trackingRoutes)
   .route("/", vehicleRoutes)
-  .route("/", routeRoutes);
+  .route("/", routeRoutes)
+  .route("/", areaRoutes);
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
