@@ -22,6 +22,8 @@ export default defineConfig({
               bindings: {
                 JWT_SECRET: "test-jwt-secret-0123456789abcdef0123456789abcdef",
                 OPERATOR_TOKEN: "test-operator-token",
+                // Short solver runs keep the suite fast; quality is measured by the benchmarks.
+                ROUTING_TIME_BUDGET_MS: "700",
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
               },
             },

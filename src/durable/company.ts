@@ -20,6 +20,21 @@ interface SocketAttachment {
   role: Role;
 }
 
+/** The four actions of a routing or upload process (contract.md §6). */
+export const PROCESS_ACTIONS = ["import_deliveries", "cluster_deliveries", "routing", "final"] as const;
+export type ProcessAction = (typeof PROCESS_ACTIONS)[number];
+export type ProcessStatus = "waiting" | "running" | "finished" | "failed" | "skipped";
+
+export interface ProcessRecord {
+  status: ProcessStatus;
+  link: string;
+  vague_addresses: unknown[];
+  /** JSON text with at least `progress` (0..1), and `error` when failed. */
+  meta: string;
+}
+
+export type ProcessState = Record<ProcessAction, ProcessRecord>;
+
 const STAFF = "staff";
 const driverTag = (id: number) => `driver:${id}`;
 
@@ -47,7 +62,8 @@ export class CompanyCoordinator extends DurableObject<Env> {
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
-    ws.close(code, reason);
+    // 1005/1006 mean "no code" and may not be sent back; answer those with a normal closure.
+    ws.close(code === 1005 || code === 1006 ? 1000 : code, reason);
   }
 
   /**
@@ -68,6 +84,48 @@ export class CompanyCoordinator extends DurableObject<Env> {
       }
     }
     return sent;
+  }
+
+  /** Registers a new process with the status of each action; durable, so it survives eviction. */
+  async createProcess(processId: string, state: ProcessState): Promise<void> {
+    await this.ctx.storage.put(`process:${processId}`, state);
+  }
+
+  async getProcess(processId: string): Promise<ProcessState | null> {
+    return (await this.ctx.storage.get<ProcessState>(`process:${processId}`)) ?? null;
+  }
+
+  /**
+   * Updates one action of a process and tells the company's live channel.
+   * `meta` fields are merged into the action's meta JSON. Calls are
+   * serialised by the object, so concurrent updates never lose one another.
+   */
+  async updateProcess(processId: string, action: ProcessAction, update: { status?: ProcessStatus; link?: string; meta?: Record<string, unknown> }): Promise<ProcessState | null> {
+    const key = `process:${processId}`;
+    const state = await this.ctx.storage.get<ProcessState>(key);
+    if (!state) return null;
+    const record = state[action];
+    const meta = { ...(JSON.parse(record.meta) as Record<string, unknown>), ...update.meta };
+    state[action] = { ...record, status: update.status ?? record.status, link: update.link ?? record.link, meta: JSON.stringify(meta) };
+    await this.ctx.storage.put(key, state);
+    await this.broadcast({ type: "process", process_id: processId, action, status: state[action].status, meta: state[action].meta });
+    return state;
+  }
+
+  /**
+   * Claims the routing of a process for one consumer: true when it was
+   * waiting (or a previous attempt failed mid-way), false when another attempt
+   * runs or it already finished. Makes queue redelivery harmless.
+   */
+  async claimRouting(processId: string, attempt: string): Promise<boolean> {
+    const key = `process:${processId}`;
+    const state = await this.ctx.storage.get<ProcessState>(key);
+    if (!state || state.final.status === "finished" || state.final.status === "failed") return false;
+    const owner = await this.ctx.storage.get<{ attempt: string; since: number }>(`${key}:owner`);
+    // A claim older than 15 minutes belongs to a consumer that died; take over.
+    if (owner && owner.attempt !== attempt && Date.now() - owner.since < 15 * 60_000) return false;
+    await this.ctx.storage.put(`${key}:owner`, { attempt, since: Date.now() });
+    return true;
   }
 
   /** Connected clients by role, for status pages and tests. */

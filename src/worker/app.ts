@@ -22,6 +22,7 @@ import { deliveryRoutes } from "./routes/deliveries";
 import { driverRoutes } from "./routes/drivers";
 import { liveRoutes } from "./routes/live";
 import { operatorRoutes } from "./routes/operator";
+import { routingRoutes } from "./routes/routing";
 import { routeRoutes } from "./routes/routes";
 import { trackingRoutes } from "./routes/tracking";
 import { vehicleRoutes } from "./routes/vehicles";
@@ -34,6 +35,7 @@ export const apiRoutes = newRouter()
   .route("/", addressRoutes)
   .route("/", deliveryRoutes)
   .route("/", liveRoutes)
+  .route("/", routingRoutes)
   .route("/", driverRoutes)
   .route("/", availabilityRoutes)
   .route("/", trackingRoutes)

@@ -21,6 +21,8 @@ export interface Env {
   MAIL_PROVIDER?: string;
   MAIL_HTTP_URL?: string;
   MAIL_HTTP_KEY?: string;
+  /** Solver search time per routing job in ms (default 8000; synchronous requests at most 3000). */
+  ROUTING_TIME_BUDGET_MS?: string;
   GEOCODER_URL?: string;
   GEOCODER_KIND?: string;
   GEOCODER_KEY?: string;

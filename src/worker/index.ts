@@ -1,8 +1,9 @@
 /** Worker entry: HTTP through Hono, queue consumers, and the Durable Object class. */
 import { createApp } from "./app";
-import type { Env, NotificationJob } from "./env";
+import type { Env, NotificationJob, RoutingJob } from "./env";
 import { createDb } from "./db/client";
 import { deliverOutboxMessage } from "./services/outbox";
+import { runRouting } from "./services/routing";
 
 export { CompanyCoordinator } from "../durable/company";
 
@@ -18,7 +19,11 @@ export default {
     for (const message of batch.messages) {
       try {
         if (batch.queue.startsWith(QUEUES.notifications)) await deliverOutboxMessage(env, db, (message.body as NotificationJob).outboxId);
-        else throw new Error(`No consumer for queue ${batch.queue}`);
+        else if (batch.queue.startsWith(QUEUES.routing)) {
+          const job = message.body as RoutingJob;
+          // The message id is the same on redelivery: a retry of this message may resume its own claim.
+          await runRouting(env, db, job.companyId, job.processId, message.id);
+        } else throw new Error(`No consumer for queue ${batch.queue}`);
         message.ack();
       } catch (err) {
         console.error("queue message failed", batch.queue, message.id, err);

@@ -1,0 +1,272 @@
+/**
+ * Maps a routing request onto the solver's model and the solver's tours back
+ * onto route and delivery records. Pure (no I/O), so the mapping is tested
+ * on its own; the routing service does the loading and writing around it.
+ *
+ * Time: the solver works in seconds from `origin`, UTC midnight of the
+ * planning day (epoch seconds). Vehicle times of day carry their UTC offset.
+ */
+import type { Job, Problem, Solution, Tour, Vehicle, VehicleClassId } from "../../solver";
+import { formatDateTime, parseDateTime, timeOfDayUtcSeconds } from "../lib/time";
+
+/** What a routing process needs, stored with the process so a queue consumer can run it later. */
+export interface RoutingParams {
+  deliveryIds: number[];
+  depot: { addressId: number; lng: number; lat: number };
+  /** Explicit fleet (inline or the company's active vehicles); null = identical vehicles. */
+  vehicles: VehicleSpec[] | null;
+  numVehicles: number;
+  vehcapacities?: number[];
+  startTime?: string;
+  endTime?: string;
+  fixOrder: boolean;
+  vehicleClass: VehicleClassId;
+  roundtrip: boolean;
+  traffic: boolean;
+  assignDrivers: boolean;
+  useArea: boolean;
+  relax?: { minutes: number; afterTime?: string };
+  nameprefix?: string;
+  tourDurationRate?: number;
+  /** Drivers to assign, in order of preference (resolved at request time). */
+  driverIds: number[];
+  /** Tour area id -> the driver bound to it (usearea). */
+  areaDrivers?: Record<string, number | null>;
+  timeBudgetMs: number;
+  /** Unix ms of the request: vehicles cannot leave before it. */
+  requestedAt: number;
+}
+
+export interface VehicleSpec {
+  name: string;
+  vehicle_class?: string | null;
+  capacity_1?: number | null;
+  capacity_2?: number | null;
+  capacity_3?: number | null;
+  daily_rate?: number | null;
+  km_rate?: number | null;
+  waiting_hour_rate?: number | null;
+  traveltime_factor?: number | null;
+  /** Stored time-of-day form `hh:mm:ss+hh:mm`. */
+  departure_time_from?: string | null;
+  departure_time_to?: string | null;
+  return_time_to?: string | null;
+  /** Minutes. */
+  max_tour_duration?: number | null;
+  driver_id?: number | null;
+}
+
+export interface PlannedDelivery {
+  id: number;
+  lng: number;
+  lat: number;
+  pdt_from: string | null;
+  pdt_to: string | null;
+  /** Minutes. */
+  els: number | null;
+  load: number | null;
+  deliverprio: number | null;
+  pickup_ref_id: number | null;
+  postalcode: string | null;
+  city: string | null;
+  /** Tour area the delivery lies in (usearea), with that area's driver. */
+  areaId?: number | null;
+}
+
+const DAY = 86_400;
+
+/** UTC midnight (epoch seconds) of the day the plan is for. */
+export function planningOrigin(params: RoutingParams, deliveries: PlannedDelivery[]): number {
+  const candidates = [params.startTime ? parseDateTime(params.startTime) : null, ...deliveries.map((d) => (d.pdt_from ? parseDateTime(d.pdt_from) : null))].filter(
+    (ms): ms is number => ms !== null,
+  );
+  const first = candidates.length ? Math.min(...candidates) : params.requestedAt;
+  return Math.floor(first / 1000 / DAY) * DAY;
+}
+
+const toSeconds = (iso: string, origin: number) => (parseDateTime(iso) ?? 0) / 1000 - origin;
+
+function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number): Vehicle {
+  const capacity = [spec.capacity_1, spec.capacity_2, spec.capacity_3].map((c) => c ?? Infinity);
+  while (capacity.length && capacity[capacity.length - 1] === Infinity) capacity.pop();
+  const time = (t: string | null | undefined) => (t ? timeOfDayUtcSeconds(t) : undefined);
+  const from = time(spec.departure_time_from);
+  const to = time(spec.departure_time_to);
+  const back = time(spec.return_time_to);
+  return {
+    id: spec.name,
+    vehicleClass: (spec.vehicle_class as VehicleClassId | null) ?? params.vehicleClass,
+    roundtrip: params.roundtrip,
+    shift: {
+      earliestStart: Math.max(earliest, from ?? -Infinity),
+      ...(to !== undefined ? { latestStart: Math.max(to, earliest) } : {}),
+      ...(back !== undefined ? { latestEnd: back < (from ?? 0) ? back + DAY : back } : {}),
+    },
+    ...(spec.max_tour_duration ? { maxTourDuration: spec.max_tour_duration * 60 } : {}),
+    ...(capacity.length ? { capacity } : {}),
+    costs: {
+      fixed: spec.daily_rate ?? 0,
+      perKm: spec.km_rate ?? 1,
+      perWaitingHour: spec.waiting_hour_rate ?? 0,
+      perTourHour: params.tourDurationRate ?? 0,
+    },
+    ...(spec.traveltime_factor ? { travelTimeFactor: spec.traveltime_factor } : {}),
+  };
+}
+
+/** The solver problem for a routing request. */
+export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[], origin: number): Problem {
+  // Vehicles cannot leave before the request, nor before the frame's start.
+  const earliest = Math.max(params.requestedAt / 1000 - origin, params.startTime ? toSeconds(params.startTime, origin) : -Infinity, 0);
+  const inSet = new Set(deliveries.map((d) => d.id));
+  const jobs: Job[] = deliveries.map((d) => {
+    const from = d.pdt_from ?? params.startTime;
+    const to = d.pdt_to ?? params.endTime;
+    return {
+      id: String(d.id),
+      location: { lat: d.lat, lon: d.lng },
+      service: (d.els ?? 0) * 60,
+      ...(from || to ? { timeWindow: { start: from ? toSeconds(from, origin) : 0, end: to ? toSeconds(to, origin) : 10 * DAY } } : {}),
+      ...(d.load ? { load: [d.load] } : {}),
+      ...(d.deliverprio ? { priority: d.deliverprio } : {}),
+      ...(d.pickup_ref_id && inSet.has(d.pickup_ref_id) ? { pickup: String(d.pickup_ref_id) } : {}),
+      ...(params.useArea && d.areaId ? { group: `area:${d.areaId}` } : {}),
+    };
+  });
+  const specs: VehicleSpec[] =
+    params.vehicles ??
+    Array.from({ length: params.numVehicles }, (_, i) => ({
+      name: `Vehicle ${i + 1}`,
+      capacity_1: params.vehcapacities?.length ? params.vehcapacities[Math.min(i, params.vehcapacities.length - 1)] : null,
+    }));
+  return {
+    depot: { lat: params.depot.lat, lon: params.depot.lng },
+    jobs,
+    vehicles: specs.map((s) => vehicleOf(s, params, earliest)),
+    numVehicles: params.numVehicles,
+    fixOrder: params.fixOrder,
+    ...(params.relax && params.relax.minutes > 0
+      ? { relax: { maxMinutes: params.relax.minutes, ...(params.relax.afterTime ? { afterTime: timeOfDayUtcSeconds(params.relax.afterTime) } : {}) } }
+      : {}),
+    ...(params.traffic ? { traffic: { weekday: (new Date(origin * 1000).getUTCDay() + 6) % 7 } } : {}),
+  };
+}
+
+const PALETTE = ["e6194b", "3cb44b", "4363d8", "f58231", "911eb4", "42d4f4", "f032e6", "9a6324", "800000", "469990", "000075", "808000"];
+
+export interface PlannedRoute {
+  custom_id: string;
+  driver_id: number | null;
+  status: 0 | 1;
+  distance: number;
+  /** Seconds. */
+  gross_duration: number;
+  net_duration: number;
+  tst_from: string;
+  tst_to: string;
+  htmlcolor: string;
+  areatext: string;
+  routestring: { type: "LineString"; coordinates: number[][] };
+  stops: {
+    delivery_id: number;
+    orderindex: number;
+    tdt_from: string;
+    tdt_to: string;
+    eta_from: string;
+    eta_to: string;
+    tfp: number;
+    waiting_time: number;
+  }[];
+}
+
+/** A generated summary of the region a tour covers: places with their postal codes. */
+export function areaText(deliveries: PlannedDelivery[]): string {
+  const byPlace = new Map<string, Set<string>>();
+  for (const d of deliveries) {
+    const place = d.city ?? "";
+    if (!byPlace.has(place)) byPlace.set(place, new Set());
+    if (d.postalcode) byPlace.get(place)!.add(d.postalcode);
+  }
+  return [...byPlace.entries()]
+    .sort((a, b) => b[1].size - a[1].size || a[0].localeCompare(b[0]))
+    .map(([place, codes]) => [place, [...codes].sort().join(", ")].filter(Boolean).join(": "))
+    .join("; ");
+}
+
+/** ETA windows widen with the time already driven: 10 min plus 5 % of the elapsed tour time. */
+const etaSpread = (elapsed: number) => 600 + Math.round(elapsed * 0.05);
+
+/** Route and delivery records for the solver's tours. */
+export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[], solution: Solution, origin: number): PlannedRoute[] {
+  const byId = new Map(deliveries.map((d) => [String(d.id), d]));
+  const iso = (t: number) => formatDateTime((origin + t) * 1000);
+  const freeDrivers = [...params.driverIds];
+  const claimed = new Set<number>();
+  const tours = solution.tours.filter((t) => t.stops.length > 0);
+  const vehicleDriver = new Map((params.vehicles ?? []).map((v) => [v.name, v.driver_id ?? null]));
+
+  // Tours of a tour area go to that area's driver first; others take the remaining available drivers.
+  const driverFor = (tour: Tour, areaDriver: number | null) => {
+    if (!params.assignDrivers) return null;
+    for (const candidate of [areaDriver, vehicleDriver.get(tour.vehicleId) ?? null]) {
+      if (candidate !== null && !claimed.has(candidate) && params.driverIds.includes(candidate)) return candidate;
+    }
+    while (freeDrivers.length) {
+      const next = freeDrivers.shift()!;
+      if (!claimed.has(next)) return next;
+    }
+    return null;
+  };
+
+  return tours.map((tour, i) => {
+    const stopsOf = tour.stops.map((s) => byId.get(s.jobId)!);
+    const area = stopsOf.find((d) => d.areaId)?.areaId;
+    const areaDriver = params.useArea && area ? (params.areaDrivers?.[String(area)] ?? null) : null;
+    const driver = driverFor(tour, areaDriver);
+    if (driver !== null) claimed.add(driver);
+    const service = tour.stops.reduce((sum, s) => sum + (s.departure - s.serviceStart), 0);
+    // The latest start keeping every window: the smallest slack between service start and window end.
+    const slack = Math.max(
+      0,
+      Math.min(
+        ...tour.stops.map((s) => {
+          const d = byId.get(s.jobId)!;
+          const end = d.pdt_to ?? params.endTime;
+          return end ? toSeconds(end, origin) - s.serviceStart : Infinity;
+        }),
+        Infinity,
+      ),
+    );
+    const latestStartSlack = Number.isFinite(slack) ? slack : 0;
+    const coordinates = [[params.depot.lng, params.depot.lat], ...stopsOf.map((d) => [d.lng, d.lat]), ...(params.roundtrip ? [[params.depot.lng, params.depot.lat]] : [])];
+    const name = params.nameprefix ? (tours.length > 1 ? `${params.nameprefix}${i + 1}` : params.nameprefix) : `Tour ${i + 1}`;
+    let previousDeparture = tour.start;
+    return {
+      custom_id: name,
+      driver_id: driver,
+      status: driver !== null ? 1 : 0,
+      distance: Math.round(tour.distance),
+      gross_duration: Math.round(tour.duration),
+      net_duration: Math.round(tour.duration - tour.waiting - service),
+      tst_from: iso(tour.start),
+      tst_to: iso(tour.start + latestStartSlack),
+      htmlcolor: PALETTE[i % PALETTE.length],
+      areatext: areaText(stopsOf),
+      routestring: { type: "LineString", coordinates },
+      stops: tour.stops.map((s, k) => {
+        const tfp = Math.round(s.arrival - previousDeparture);
+        previousDeparture = s.departure;
+        return {
+          delivery_id: Number(s.jobId),
+          orderindex: k + 1,
+          tdt_from: iso(s.serviceStart),
+          tdt_to: iso(s.departure),
+          eta_from: iso(s.arrival),
+          eta_to: iso(s.arrival + etaSpread(s.arrival - tour.start)),
+          tfp,
+          waiting_time: Math.round(s.waiting),
+        };
+      }),
+    } satisfies PlannedRoute;
+  });
+}

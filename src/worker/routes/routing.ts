@@ -1,0 +1,170 @@
+/** Route calculation (asynchronous through the routing queue, or synchronous) and process status. */
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { and, asc, eq } from "drizzle-orm";
+import { PROCESS_ACTIONS, type ProcessState } from "../../durable/company";
+import { VEHICLE_CLASSES } from "../../solver";
+import { processes, routes } from "../db/schema";
+import type { AppEnv, Db } from "../env";
+import { notFound, unprocessable, validationHook } from "../errors";
+import { normaliseTimeOfDay } from "../lib/time";
+import { BooleanQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
+import { AddressInput } from "../services/address-input";
+import { RouteLineString, RouteSchema, presentRoutes } from "../services/route-records";
+import { type RoutingOutcome, runRouting, startRouting } from "../services/routing";
+import { companyStub } from "../services/live";
+import { vehicleInputShape } from "../services/vehicle-records";
+
+const flag = (description: string, fallback: boolean) => BooleanQuery.optional().openapi({ description }).transform((v) => v ?? fallback);
+const count = z.coerce.number().int();
+
+const RoutingQuery = z.object({
+  truck: flag("Respect truck restrictions (vehicle class truck)", false),
+  roundtrip: flag("Tours return to the depot (default true)", true),
+  traffic: flag("Time-dependent travel times by hour and weekday", false),
+  cancelroutes: flag("Cancel all unfinished routes first; their open deliveries return to the pool", false),
+  vehicle: z.enum(VEHICLE_CLASSES.map((v) => v.id) as [string, ...string[]]).optional().openapi({ description: "Vehicle class of the identical fleet" }),
+  num_vehicles: count.min(1).max(500).optional().openapi({ description: "Maximum number of tours; default the number of active drivers, 5 without drivers" }),
+  numvehicles: count.min(1).max(500).optional().openapi({ description: "Alias of num_vehicles" }),
+  assign_drivers: flag("Assign available active drivers to the tours (a tour area's tour goes to its driver)", false),
+  usearea: flag("Keep the deliveries of each tour area together on one tour", false),
+  relax_minutes: count.min(0).max(300).refine((v) => v % 30 === 0, "steps of 30 minutes").optional(),
+  relax_after_time: z.string().regex(/^\d{2}:\d{2}(:\d{2})?([+-]\d{2}:?\d{2}|Z)$/, "hh:mm:ss+hh:mm with the zone").optional(),
+  nameprefix: z.string().max(50).optional(),
+  async: flag("true (default): answer 202 with a process id; false: solve in the request", true),
+  response_data: z.enum(["base", "all"]).optional().openapi({ description: "Synchronous only: `all` adds the line string to each route" }),
+  tour_duration_rate: z.coerce.number().min(0).optional().openapi({ description: "Cost per hour of tour duration" }),
+});
+
+const DeliveryData = AddressInput.extend({
+  custom_id: z.string().max(100).nullable().optional(),
+  pdt_from: z.string().nullable().optional(),
+  pdt_to: z.string().nullable().optional(),
+  els: z.number().int().min(0).max(1440).nullable().optional(),
+  load: z.number().int().min(0).nullable().optional(),
+  notes: z.string().max(2000).nullable().optional(),
+  final: z.boolean().nullable().optional(),
+  pickup_ref_id: z.number().int().nullable().optional(),
+  notify_customer_email: z.boolean().nullable().optional(),
+  notify_customer_sms: z.boolean().nullable().optional(),
+  deliverytype_id: z.number().int().nullable().optional(),
+});
+
+const RoutingBody = z.object({
+  deliveryids: z.array(z.number().int().positive()).max(5000).optional().openapi({ description: "Existing open deliveries; win over deliverydata" }),
+  deliverydata: z.array(DeliveryData).max(5000).optional().openapi({ description: "Deliveries to create (addresses geocoded) and route" }),
+  vehicles: z.array(z.object({ ...vehicleInputShape, name: vehicleInputShape.name.optional() })).max(500).optional(),
+  startaddress_id: z.number().int().positive().optional(),
+  startaddress: AddressInput.optional(),
+  start_time: z.string().optional().openapi({ format: "date-time", description: "Frame for deliveries without a window; vehicles leave no earlier" }),
+  end_time: z.string().optional().openapi({ format: "date-time" }),
+  vehcapacities: z.array(z.number().int().min(0)).max(500).optional(),
+  fix_order: z.boolean().optional(),
+});
+
+const ProcessRecord = z
+  .object({ status: z.enum(["waiting", "running", "finished", "failed", "skipped"]), link: z.string(), vague_addresses: z.array(z.unknown()), meta: z.string() })
+  .openapi("ProcessRecord");
+const RouteWithLine = RouteSchema.extend({ routestring: RouteLineString.nullable().optional() });
+const RouteList = envelope(RouteWithLine, "RoutingResult");
+
+const calcRoute = apiRoute({
+  method: "post",
+  path: "/calcroute/optimized/timewindow",
+  tags: ["Route calculation"],
+  summary: "Compute tours from deliveries with time windows",
+  description:
+    "Minimises the number of tours under time windows and capacities, then cost (distance by default). " +
+    "Asynchronous by default: 202 `{process_id}`; poll `GET /process/status/{process_id}/final` or watch the websocket. " +
+    "With `async=false` the routes are computed in the request and answered as a list envelope. " +
+    "When the deliveries do not fit into `num_vehicles` tours, no route is computed: the process fails (sync: 422 listing the deliveries in `fields`).",
+  request: { query: RoutingQuery, body: jsonBody(RoutingBody) },
+  responses: {
+    200: jsonResponse(RouteList, "Synchronous result"),
+    202: jsonResponse(z.object({ process_id: z.string() }), "Process started"),
+  },
+});
+
+const ProcessParams = z.object({ process_id: z.string().uuid().openapi({ param: { name: "process_id", in: "path" } }) });
+const ResponseData = z.object({ response_data: z.string().optional().openapi({ description: "`base` or `all` answer the routes of a finished process" }) });
+
+const processStatus = apiRoute({
+  method: "get",
+  path: "/process/status/{process_id}",
+  tags: ["Route calculation"],
+  summary: "Status of every action of a process",
+  request: { params: ProcessParams, query: ResponseData },
+  responses: { 200: jsonResponse(z.union([z.record(z.string(), ProcessRecord), RouteList]), "Status per action, or the routes") },
+});
+
+const processAction = apiRoute({
+  method: "get",
+  path: "/process/status/{process_id}/{action}",
+  tags: ["Route calculation"],
+  summary: "Status of one action of a process",
+  description: "Actions: `import_deliveries`, `cluster_deliveries`, `routing`, `final`; `current` = the action now running, else `final`.",
+  request: {
+    params: ProcessParams.extend({ action: z.enum([...PROCESS_ACTIONS, "current"]).openapi({ param: { name: "action", in: "path" } }) }),
+    query: ResponseData,
+  },
+  responses: { 200: jsonResponse(z.union([ProcessRecord, RouteList]), "Status record, or the routes") },
+});
+
+/** The routes a process produced, as the list envelope (`all` adds the line strings). */
+async function processRoutes(db: Db, companyId: number, processId: string, withLine: boolean) {
+  const rows = await db.select().from(routes).where(and(eq(routes.company_id, companyId), eq(routes.process_id, processId))).orderBy(asc(routes.id));
+  const presented = await presentRoutes(db, companyId, rows);
+  const objects = presented.map((r, i) => (withLine ? { ...r, routestring: rows[i].routestring ?? null } : r));
+  return { num_results: objects.length, objects, page: 1, total_pages: objects.length ? 1 : 0 };
+}
+
+async function loadProcess(c: { get(k: "db"): Db; env: AppEnv["Bindings"] }, companyId: number, processId: string): Promise<ProcessState> {
+  const [row] = await c.get("db").select({ id: processes.id }).from(processes).where(and(eq(processes.company_id, companyId), eq(processes.id, processId)));
+  const state = row ? await companyStub(c.env, companyId).getProcess(processId) : null;
+  if (!state) throw notFound("Process");
+  return state;
+}
+
+const wantsRoutes = (responseData?: string) => responseData === "base" || responseData === "all";
+
+function failure(outcome: Extract<RoutingOutcome, { ok: false }>): never {
+  const ids = outcome.unassigned?.map((u) => u.delivery_id) ?? [];
+  throw unprocessable(
+    outcome.unassigned ? `${outcome.error}: ${outcome.unassigned.map((u) => `${u.delivery_id} (${u.remedy})`).join("; ")}` : outcome.error,
+    ids.length ? ids.map(String) : "deliveryids",
+  );
+}
+
+export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(calcRoute, async (c) => {
+    const db = c.get("db");
+    const company = c.get("company");
+    const query = c.req.valid("query");
+    const body = c.req.valid("json");
+    if (query.relax_after_time && !normaliseTimeOfDay(query.relax_after_time, company.timezone)) throw unprocessable("relax_after_time must be a time of day with zone", "relax_after_time");
+    const options = { ...query, num_vehicles: query.num_vehicles ?? query.numvehicles, vehicle: query.vehicle as never };
+    const { processId } = await startRouting(c.env, db, company, c.get("user").id, body, options, query.async ? "async" : "sync");
+    if (query.async) {
+      await c.env.ROUTING_QUEUE.send({ processId, companyId: company.id });
+      return c.json({ process_id: processId }, 202);
+    }
+    const outcome = await runRouting(c.env, db, company.id, processId, `sync:${processId}`);
+    if (outcome && !outcome.ok) failure(outcome);
+    return c.json(await processRoutes(db, company.id, processId, query.response_data === "all"), 200);
+  })
+  .openapi(processStatus, async (c) => {
+    const cid = c.get("company").id;
+    const { process_id } = c.req.valid("param");
+    const state = await loadProcess(c, cid, process_id);
+    const { response_data } = c.req.valid("query");
+    if (wantsRoutes(response_data) && state.final.status === "finished") return c.json(await processRoutes(c.get("db"), cid, process_id, response_data === "all"), 200);
+    return c.json(state, 200);
+  })
+  .openapi(processAction, async (c) => {
+    const cid = c.get("company").id;
+    const { process_id, action } = c.req.valid("param");
+    const state = await loadProcess(c, cid, process_id);
+    const { response_data } = c.req.valid("query");
+    if (wantsRoutes(response_data) && state.final.status === "finished") return c.json(await processRoutes(c.get("db"), cid, process_id, response_data === "all"), 200);
+    const resolved = action === "current" ? (PROCESS_ACTIONS.find((a) => state[a].status === "running") ?? "final") : action;
+    return c.json(state[resolved], 200);
+  });

@@ -1,0 +1,362 @@
+/**
+ * Route calculation: the request side (validate, import, snapshot the
+ * parameters, register the process) and the job side (solve, write routes),
+ * shared by the synchronous path and the routing queue consumer.
+ */
+import booleanPointInPolygon from "@turf/boolean-point-in-polygon";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { type Solution, type VehicleClassId, solve } from "../../solver";
+import type { ProcessState } from "../../durable/company";
+import { addresses, deliveries, driverAvailabilities, processes, routes, tourAreas, users, vehicles } from "../db/schema";
+import { DeliveryStatus, OPEN_DELIVERY_STATUSES, RouteStatus, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
+import { type PlannedDelivery, type RoutingParams, type VehicleSpec, buildProblem, planRoutes, planningOrigin } from "../domain/routing-plan";
+import type { Company, Db, Env } from "../env";
+import { ApiError, conflict, unprocessable } from "../errors";
+import { normaliseDateTime, nowIso } from "../lib/time";
+import { type AddressInputType, resolveAddressInput } from "./address-input";
+import { companyStub, publish } from "./live";
+import { prepareVehicle } from "./vehicle-records";
+
+export interface RoutingRequest {
+  deliveryids?: number[];
+  deliverydata?: (AddressInputType & {
+    custom_id?: string | null;
+    pdt_from?: string | null;
+    pdt_to?: string | null;
+    els?: number | null;
+    load?: number | null;
+    notes?: string | null;
+    final?: boolean | null;
+    pickup_ref_id?: number | null;
+    notify_customer_email?: boolean | null;
+    notify_customer_sms?: boolean | null;
+    deliverytype_id?: number | null;
+  })[];
+  vehicles?: Parameters<typeof prepareVehicle>[3][];
+  startaddress_id?: number;
+  startaddress?: AddressInputType;
+  start_time?: string;
+  end_time?: string;
+  vehcapacities?: number[];
+  fix_order?: boolean;
+}
+
+export interface RoutingOptions {
+  truck: boolean;
+  roundtrip: boolean;
+  traffic: boolean;
+  cancelroutes: boolean;
+  vehicle?: VehicleClassId;
+  num_vehicles?: number;
+  assign_drivers: boolean;
+  usearea: boolean;
+  relax_minutes?: number;
+  relax_after_time?: string;
+  nameprefix?: string;
+  tour_duration_rate?: number;
+}
+
+/** Search time of the solver: a routing job runs in a queue consumer; the synchronous path blocks a request. */
+const budgetMs = (env: Env, mode: "async" | "sync") => {
+  const configured = Number(env.ROUTING_TIME_BUDGET_MS);
+  const base = Number.isFinite(configured) && configured > 0 ? configured : 8_000;
+  return mode === "sync" ? Math.min(base, 3_000) : base;
+};
+
+const initialProcess = (imported: boolean): ProcessState => {
+  const record = (status: ProcessState["routing"]["status"]) => ({ status, link: "", vague_addresses: [], meta: JSON.stringify({ progress: status === "finished" || status === "skipped" ? 1 : 0 }) });
+  return {
+    import_deliveries: record(imported ? "finished" : "skipped"),
+    cluster_deliveries: record("skipped"),
+    routing: record("waiting"),
+    final: record("waiting"),
+  };
+};
+
+/** Cancels every unfinished route of the company; their open deliveries return to the pool. */
+export async function cancelAllRoutes(db: Db, companyId: number) {
+  const unfinished = and(eq(routes.company_id, companyId), inArray(routes.status, [...UNFINISHED_ROUTE_STATUSES]));
+  await db.batch([
+    db
+      .update(deliveries)
+      .set({ status: DeliveryStatus.none, route_id: null, orderindex: null })
+      .where(
+        and(
+          eq(deliveries.company_id, companyId),
+          inArray(deliveries.status, [DeliveryStatus.none, DeliveryStatus.routed]),
+          sql`${deliveries.route_id} in (select ${routes.id} from ${routes} where ${unfinished})`,
+        ),
+      ),
+    db.update(routes).set({ status: RouteStatus.cancelled }).where(unfinished),
+  ]);
+}
+
+/** Creates the addresses and deliveries of `deliverydata` (all or nothing); answers their ids in order. */
+async function importDeliveries(env: Env, db: Db, company: Company, depotId: number, items: NonNullable<RoutingRequest["deliverydata"]>): Promise<number[]> {
+  const resolved = [];
+  for (const [i, item] of items.entries()) {
+    const { custom_id, pdt_from, pdt_to, els, load, notes, final, pickup_ref_id: _pickup, notify_customer_email, notify_customer_sms, deliverytype_id, ...address } = item;
+    const location = await resolveAddressInput(env, company.id, address, `deliverydata.${i}.`);
+    const window = [pdt_from, pdt_to].map((t, k) => {
+      if (!t) return null;
+      const normalised = normaliseDateTime(t);
+      if (!normalised) throw unprocessable("Date-times must be ISO 8601", `deliverydata.${i}.${k ? "pdt_to" : "pdt_from"}`);
+      return normalised;
+    });
+    if (window[0] && window[1] && window[0] > window[1]) throw unprocessable("pdt_from must not be after pdt_to", `deliverydata.${i}.pdt_from,deliverydata.${i}.pdt_to`);
+    resolved.push({ location, delivery: { custom_id, pdt_from: window[0], pdt_to: window[1], els, load, notes, final, deliverytype_id, notify_customer: !!(notify_customer_email || notify_customer_sms) } });
+  }
+  // Each delivery refers to the address inserted just before it.
+  const statements = resolved.flatMap(({ location, delivery }) => [
+    db.insert(addresses).values({ ...location, company_id: company.id }),
+    db
+      .insert(deliveries)
+      .values({
+        ...delivery,
+        company_id: company.id,
+        supplierlocation_id: depotId,
+        deliverylocation_id: sql`(select max(${addresses.id}) from ${addresses} where ${addresses.company_id} = ${company.id})`,
+      })
+      .returning({ id: deliveries.id }),
+  ]);
+  const results = (await db.batch(statements as unknown as [typeof statements[number]])) as unknown[];
+  return results.filter((_, k) => k % 2 === 1).map((r) => (r as { id: number }[])[0].id);
+}
+
+/**
+ * Validates a routing request against the company's data and registers the
+ * process: answers its id and the parameters the job will run with.
+ */
+export async function startRouting(env: Env, db: Db, company: Company, userId: number, body: RoutingRequest, options: RoutingOptions, mode: "async" | "sync") {
+  if (!body.deliveryids?.length && !body.deliverydata?.length) throw unprocessable("Give deliveryids or deliverydata", "deliveryids,deliverydata");
+
+  // Start of all tours.
+  let depot: { addressId: number; lng: number; lat: number };
+  if (body.startaddress) {
+    const resolved = await resolveAddressInput(env, company.id, body.startaddress, "startaddress.");
+    const [row] = await db.insert(addresses).values({ ...resolved, company_id: company.id, addresstype: "depot" }).returning();
+    depot = { addressId: row.id, lng: row.lng!, lat: row.lat! };
+  } else {
+    const id = body.startaddress_id ?? company.location_id;
+    if (id === null || id === undefined) throw unprocessable("No start: give startaddress or startaddress_id (the company has no depot)", "startaddress_id");
+    const [row] = await db.select().from(addresses).where(and(eq(addresses.company_id, company.id), eq(addresses.id, id)));
+    if (!row || row.lng === null || row.lat === null) throw unprocessable(`Address ${id} does not exist or has no location`, "startaddress_id");
+    depot = { addressId: row.id, lng: row.lng, lat: row.lat };
+  }
+
+  if (options.cancelroutes) await cancelAllRoutes(db, company.id);
+
+  // Deliveries: existing ones win over deliverydata.
+  let deliveryIds: number[];
+  const imported = !body.deliveryids?.length;
+  if (body.deliveryids?.length) {
+    deliveryIds = [...new Set(body.deliveryids)];
+    const rows = await db
+      .select({ id: deliveries.id, status: deliveries.status, route_id: deliveries.route_id, routeStatus: routes.status, location: addresses.id, lng: addresses.lng })
+      .from(deliveries)
+      .leftJoin(routes, eq(routes.id, deliveries.route_id))
+      .leftJoin(addresses, eq(addresses.id, deliveries.deliverylocation_id))
+      .where(and(eq(deliveries.company_id, company.id), inArray(deliveries.id, deliveryIds)));
+    const found = new Map(rows.map((r) => [r.id, r]));
+    const missing = deliveryIds.filter((id) => !found.has(id));
+    if (missing.length) throw unprocessable(`Unknown deliveries: ${missing.join(", ")}`, "deliveryids");
+    const busy = rows.filter((r) => !OPEN_DELIVERY_STATUSES.includes(r.status) || (r.routeStatus !== null && UNFINISHED_ROUTE_STATUSES.includes(r.routeStatus)));
+    if (busy.length) throw conflict(`Deliveries not open for routing: ${busy.map((r) => r.id).join(", ")}`, "deliveryids");
+    const unplaced = rows.filter((r) => r.location === null || r.lng === null);
+    if (unplaced.length) throw unprocessable(`Deliveries without a located address: ${unplaced.map((r) => r.id).join(", ")}`, "deliveryids");
+  } else {
+    deliveryIds = await importDeliveries(env, db, company, depot.addressId, body.deliverydata!);
+  }
+
+  // Fleet: inline vehicles, else the company's active vehicles, else identical ones.
+  let fleet: VehicleSpec[] | null = null;
+  if (body.vehicles?.length) {
+    fleet = [];
+    for (const [i, v] of body.vehicles.entries()) {
+      const values = await prepareVehicle(db, company.id, company.timezone, { ...v, name: v.name ?? `Vehicle ${i + 1}` }).catch((e: unknown) => {
+        if (e instanceof ApiError) throw unprocessable(e.message, e.fields.split(",").map((f) => `vehicles.${i}.${f}`));
+        throw e;
+      });
+      fleet.push({ ...(values as VehicleSpec), name: values.name ?? `Vehicle ${i + 1}` });
+    }
+  } else {
+    const stored = await db.select().from(vehicles).where(and(eq(vehicles.company_id, company.id), eq(vehicles.active, true))).orderBy(asc(vehicles.id));
+    if (stored.length) fleet = stored;
+  }
+
+  const now = nowIso();
+  const activeDrivers = await db
+    .select({ id: users.id, available: sql<number>`exists (select 1 from ${driverAvailabilities} where ${driverAvailabilities.driver_id} = ${users.id} and ${driverAvailabilities.fromtime} <= ${now} and ${driverAvailabilities.totime} > ${now})` })
+    .from(users)
+    .where(and(eq(users.company_id, company.id), eq(users.usertype, "driver"), eq(users.active, true)))
+    .orderBy(asc(users.id));
+  const numVehicles = options.num_vehicles ?? (activeDrivers.length || 5);
+
+  let areaDrivers: Record<string, number | null> | undefined;
+  if (options.usearea) {
+    const areas = await db.select({ id: tourAreas.id, driver_id: tourAreas.driver_id }).from(tourAreas).where(eq(tourAreas.company_id, company.id));
+    areaDrivers = Object.fromEntries(areas.map((a) => [String(a.id), a.driver_id]));
+  }
+
+  const params: RoutingParams = {
+    deliveryIds,
+    depot,
+    vehicles: fleet,
+    numVehicles,
+    vehcapacities: body.vehcapacities,
+    startTime: body.start_time,
+    endTime: body.end_time,
+    fixOrder: body.fix_order ?? false,
+    vehicleClass: options.vehicle ?? (options.truck ? "truck" : "car"),
+    roundtrip: options.roundtrip,
+    traffic: options.traffic,
+    assignDrivers: options.assign_drivers,
+    useArea: options.usearea,
+    relax: options.relax_minutes ? { minutes: options.relax_minutes, afterTime: options.relax_after_time } : undefined,
+    nameprefix: options.nameprefix,
+    tourDurationRate: options.tour_duration_rate,
+    driverIds: activeDrivers.filter((d) => d.available).map((d) => d.id),
+    areaDrivers,
+    timeBudgetMs: budgetMs(env, mode),
+    requestedAt: Date.now(),
+  };
+
+  const processId = crypto.randomUUID();
+  await db.insert(processes).values({ id: processId, company_id: company.id, kind: "routing", params, created_by: userId });
+  await companyStub(env, company.id).createProcess(processId, initialProcess(imported));
+  return { processId, params };
+}
+
+/** Delivery rows with their locations and tour areas, as the plan needs them. */
+async function loadPlannedDeliveries(db: Db, companyId: number, params: RoutingParams): Promise<PlannedDelivery[]> {
+  const rows = await db
+    .select({
+      id: deliveries.id,
+      lng: addresses.lng,
+      lat: addresses.lat,
+      pdt_from: deliveries.pdt_from,
+      pdt_to: deliveries.pdt_to,
+      els: deliveries.els,
+      load: deliveries.load,
+      deliverprio: deliveries.deliverprio,
+      pickup_ref_id: deliveries.pickup_ref_id,
+      postalcode: addresses.postalcode,
+      city: addresses.city,
+    })
+    .from(deliveries)
+    .innerJoin(addresses, eq(addresses.id, deliveries.deliverylocation_id))
+    .where(and(eq(deliveries.company_id, companyId), inArray(deliveries.id, params.deliveryIds)));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  // Keep the request's order (fix_order relies on it); skip deliveries deleted meanwhile.
+  const planned = params.deliveryIds.flatMap((id) => {
+    const r = byId.get(id);
+    return r && r.lng !== null && r.lat !== null ? [{ ...r, lng: r.lng, lat: r.lat }] : [];
+  });
+  if (params.useArea) {
+    const areas = await db.select({ id: tourAreas.id, geom: tourAreas.geom }).from(tourAreas).where(eq(tourAreas.company_id, companyId));
+    for (const d of planned as PlannedDelivery[]) {
+      const area = areas.find((a) => a.geom && booleanPointInPolygon([d.lng, d.lat], a.geom));
+      d.areaId = area?.id ?? null;
+    }
+  }
+  return planned;
+}
+
+export type RoutingOutcome = { ok: true; routeIds: number[] } | { ok: false; error: string; unassigned?: { delivery_id: number; reason: string; remedy: string }[] };
+
+/**
+ * Runs a registered routing process: solve and write the routes. Idempotent
+ * per process (queues deliver at least once): a second run finds the claim
+ * or the written routes and does nothing.
+ */
+export async function runRouting(env: Env, db: Db, companyId: number, processId: string, attempt: string): Promise<RoutingOutcome | null> {
+  const coordinator = companyStub(env, companyId);
+  if (!(await coordinator.claimRouting(processId, attempt))) return null;
+  const [process] = await db.select().from(processes).where(and(eq(processes.company_id, companyId), eq(processes.id, processId)));
+  if (!process) return null;
+  const params = process.params as RoutingParams;
+  const link = `/api/process/status/${processId}/final?response_data=base`;
+
+  const existing = await db.select({ id: routes.id }).from(routes).where(and(eq(routes.company_id, companyId), eq(routes.process_id, processId)));
+  if (existing.length) {
+    await coordinator.updateProcess(processId, "final", { status: "finished", link, meta: { progress: 1 } });
+    return { ok: true, routeIds: existing.map((r) => r.id) };
+  }
+
+  const fail = async (error: string, extra: Record<string, unknown> = {}) => {
+    await coordinator.updateProcess(processId, "routing", { status: "failed", meta: { error, ...extra } });
+    await coordinator.updateProcess(processId, "final", { status: "failed", meta: { progress: 1, error } });
+  };
+
+  try {
+    await coordinator.updateProcess(processId, "routing", { status: "running", meta: { progress: 0 } });
+    const planned = await loadPlannedDeliveries(db, companyId, params);
+    if (!planned.length) {
+      await fail("None of the deliveries exists any more");
+      return { ok: false, error: "None of the deliveries exists any more" };
+    }
+    const origin = planningOrigin(params, planned);
+    const problem = buildProblem(params, planned, origin);
+    let lastReported = 0;
+    const reports: Promise<unknown>[] = [];
+    const solution: Solution = await solve(problem, {
+      timeLimitMs: params.timeBudgetMs,
+      seed: 1,
+      onProgress: (p) => {
+        if (p.fraction - lastReported < 0.1) return;
+        lastReported = p.fraction;
+        reports.push(coordinator.updateProcess(processId, "routing", { meta: { progress: Math.round(p.fraction * 100) / 100, tours: p.tours, unassigned: p.unassigned } }));
+      },
+    });
+    await Promise.allSettled(reports);
+
+    if (solution.unassigned.length) {
+      const unassigned = solution.unassigned.map((u) => ({ delivery_id: Number(u.jobId), reason: u.reason, remedy: u.remedy }));
+      const error = `${unassigned.length} deliveries cannot be routed with at most ${params.numVehicles} tours under the given windows and capacities; no route was computed`;
+      await fail(error, { unassigned });
+      return { ok: false, error, unassigned };
+    }
+
+    const plan = planRoutes(params, planned, solution, origin);
+    const routeId = (customId: string) => sql`(select ${routes.id} from ${routes} where ${routes.company_id} = ${companyId} and ${routes.process_id} = ${processId} and ${routes.custom_id} = ${customId})`;
+    const statements = plan.flatMap((r) => [
+      db.insert(routes).values({
+        company_id: companyId,
+        process_id: processId,
+        custom_id: r.custom_id,
+        driver_id: r.driver_id,
+        status: r.status,
+        distance: r.distance,
+        gross_duration: r.gross_duration,
+        net_duration: r.net_duration,
+        tst_from: r.tst_from,
+        tst_to: r.tst_to,
+        htmlcolor: r.htmlcolor,
+        areatext: r.areatext,
+        routestring: r.routestring,
+        routebase_address_id: params.depot.addressId,
+      }),
+      ...r.stops.map(({ delivery_id, ...schedule }) =>
+        db
+          .update(deliveries)
+          .set({ ...schedule, route_id: routeId(r.custom_id), status: DeliveryStatus.routed })
+          .where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, delivery_id), inArray(deliveries.status, [...OPEN_DELIVERY_STATUSES]))),
+      ),
+    ]);
+    await db.batch(statements as unknown as [(typeof statements)[number]]);
+    const written = await db
+      .select({ id: routes.id, status: routes.status, driver_id: routes.driver_id })
+      .from(routes)
+      .where(and(eq(routes.company_id, companyId), eq(routes.process_id, processId)))
+      .orderBy(asc(routes.id));
+    await coordinator.updateProcess(processId, "routing", { status: "finished", meta: { progress: 1, tours: written.length, relaxed: solution.relaxed } });
+    for (const r of written) await publish(env, companyId, { type: "route", id: r.id, status: r.status, driver_id: r.driver_id }, r.driver_id);
+    await coordinator.updateProcess(processId, "final", { status: "finished", link, meta: { progress: 1 } });
+    return { ok: true, routeIds: written.map((r) => r.id) };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    console.error("routing failed", processId, err);
+    await fail(`Routing failed: ${message}`);
+    return { ok: false, error: message };
+  }
+}

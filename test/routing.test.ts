@@ -1,0 +1,158 @@
+import { createMessageBatch, env, getQueueResult } from "cloudflare:test";
+import { exports } from "cloudflare:workers";
+import { createExecutionContext } from "cloudflare:test";
+import worker from "../src/worker/index";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ORIGIN, type TestCompany, createCompany, insertAddress } from "./helpers";
+
+/** Tomorrow (UTC) at hh:mm, ISO. */
+const tomorrowAt = (h: number, m = 0) => {
+  const d = new Date();
+  d.setUTCDate(d.getUTCDate() + 1);
+  d.setUTCHours(h, m, 0, 0);
+  return d.toISOString().replace(".000Z", "Z");
+};
+
+/** A deterministic pseudo-random scatter of deliveries around Berlin with windows and loads. */
+async function berlinDeliveries(co: TestCompany, n: number, tag: string) {
+  const ids: number[] = [];
+  let seed = 7;
+  const rnd = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  for (let i = 0; i < n; i++) {
+    const address = await insertAddress(co.id, { lng: 13.25 + rnd() * 0.35, lat: 52.43 + rnd() * 0.18, postalcode: `10${100 + Math.floor(rnd() * 900)}` });
+    const start = 7 + Math.floor(rnd() * 8);
+    const res = await co.api("POST", "/delivery", {
+      body: { deliverylocation_id: address, pdt_from: tomorrowAt(start), pdt_to: tomorrowAt(start + 2), els: 5, load: 1 + Math.floor(rnd() * 4), custom_id: `${tag}-${i}` },
+    });
+    expect(res.status).toBe(201);
+    ids.push(res.body.id);
+  }
+  return ids;
+}
+
+async function waitForProcess(co: TestCompany, pid: string) {
+  for (let i = 0; i < 150; i++) {
+    const res = await co.api("GET", `/process/status/${pid}/final`);
+    if (res.body.status === "finished" || res.body.status === "failed") return res.body;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error("process did not finish");
+}
+
+describe("route calculation", () => {
+  let co: TestCompany;
+  beforeAll(async () => {
+    co = await createCompany();
+  });
+
+  it("routes 50 deliveries synchronously: every delivery once, windows and capacities respected", async () => {
+    const ids = await berlinDeliveries(co, 50, "sync");
+    const res = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=10&nameprefix=B-", { body: { deliveryids: ids, vehcapacities: [40] } });
+    expect(res.status, res.text).toBe(200);
+    const routes = res.body.objects;
+    expect(res.body.num_results).toBe(routes.length);
+    expect(routes.length).toBeGreaterThan(0);
+    expect(routes.length).toBeLessThanOrEqual(10);
+    const seen = routes.flatMap((r: { deliveries: { id: number }[] }) => r.deliveries.map((d) => d.id)).sort((a: number, b: number) => a - b);
+    expect(seen).toEqual([...ids].sort((a, b) => a - b));
+    for (const [i, route] of routes.entries()) {
+      expect(route.custom_id).toBe(routes.length > 1 ? `B-${i + 1}` : "B-");
+      expect(route.status).toBe(0);
+      expect(route.distance).toBeGreaterThan(0);
+      expect(route.routebase_address_id).toBe((await co.api("GET", "/company")).body.objects[0].location_id);
+      const load = route.deliveries.reduce((sum: number, d: { load: number }) => sum + d.load, 0);
+      expect(load).toBeLessThanOrEqual(40);
+      let previous = "";
+      for (const [k, d] of route.deliveries.entries()) {
+        expect(d.status).toBe(1);
+        expect(d.route_id).toBe(route.id);
+        expect(d.orderindex).toBe(k + 1);
+        expect(d.tdt_from >= d.pdt_from && d.tdt_from <= d.pdt_to, `${d.id} ${d.tdt_from} in [${d.pdt_from}, ${d.pdt_to}]`).toBe(true);
+        expect(d.eta_from <= d.tdt_from).toBe(true);
+        expect(d.tdt_from >= previous).toBe(true);
+        previous = d.tdt_to;
+      }
+    }
+    // Routed deliveries are no longer open: routing them again is a conflict.
+    const again = await co.api("POST", "/calcroute/optimized/timewindow?async=false", { body: { deliveryids: ids.slice(0, 2) } });
+    expect(again.status).toBe(409);
+  });
+
+  it("fails without computing a route when num_vehicles is insufficient", async () => {
+    const ids = await berlinDeliveries(co, 6, "tight");
+    const res = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=1", { body: { deliveryids: ids, vehcapacities: [5] } });
+    expect(res.status).toBe(422);
+    expect(res.body.fields.split(",").length).toBeGreaterThan(0);
+    for (const id of res.body.fields.split(",")) expect(ids).toContain(Number(id));
+    const still = await co.api("GET", `/delivery/${ids[0]}`);
+    expect(still.body).toMatchObject({ status: 0, route_id: null });
+  });
+
+  it("validates the request", async () => {
+    expect((await co.api("POST", "/calcroute/optimized/timewindow", { body: {} })).status).toBe(422);
+    expect((await co.api("POST", "/calcroute/optimized/timewindow?relax_minutes=45", { body: { deliveryids: [1] } })).body.fields).toBe("relax_minutes");
+    expect((await co.api("POST", "/calcroute/optimized/timewindow?relax_minutes=330", { body: { deliveryids: [1] } })).status).toBe(422);
+    expect((await co.api("POST", "/calcroute/optimized/timewindow", { body: { deliveryids: [987654] } })).body.fields).toBe("deliveryids");
+  });
+
+  it("creates deliveries from deliverydata and routes them asynchronously, reporting progress", async () => {
+    const deliverydata = [
+      { postalcode: "10115", city: "Berlin", custom_id: "dd-1", pdt_from: tomorrowAt(8), pdt_to: tomorrowAt(12), els: 4, load: 2 },
+      { postalcode: "10243", city: "Berlin", custom_id: "dd-2", pdt_from: tomorrowAt(9), pdt_to: tomorrowAt(13), els: 4, load: 2 },
+      { lat: 52.49, lng: 13.42, custom_id: "dd-3" },
+    ];
+    const res = await co.api("POST", "/calcroute/optimized/timewindow?num_vehicles=2", { body: { deliverydata } });
+    expect(res.status).toBe(202);
+    const pid = res.body.process_id;
+    expect(pid).toMatch(/^[0-9a-f-]{36}$/);
+    const final = await waitForProcess(co, pid);
+    expect(final.status, final.meta).toBe("finished");
+    expect(final.link).toContain(pid);
+    const all = await co.api("GET", `/process/status/${pid}`);
+    expect(all.body.import_deliveries.status).toBe("finished");
+    expect(all.body.routing.status).toBe("finished");
+    expect(JSON.parse(all.body.routing.meta).progress).toBe(1);
+    const routes = await co.api("GET", `/process/status/${pid}/final?response_data=all`);
+    expect(routes.body.num_results).toBeGreaterThan(0);
+    const customIds = routes.body.objects.flatMap((r: { deliveries: { custom_id: string }[] }) => r.deliveries.map((d) => d.custom_id)).sort();
+    expect(customIds).toEqual(["dd-1", "dd-2", "dd-3"]);
+    expect(routes.body.objects[0].routestring.type).toBe("LineString");
+    expect(routes.body.objects[0].areatext).toContain("Berlin");
+
+    // At-least-once delivery: the same job again writes no second set of routes.
+    const batch = createMessageBatch("dispatch-routing", [{ id: "redelivered-1", timestamp: new Date(), attempts: 2, body: { processId: pid, companyId: co.id } }]);
+    const ctx = createExecutionContext();
+    await worker.queue(batch, env, ctx);
+    const result = await getQueueResult(batch, ctx);
+    expect(result.explicitAcks).toEqual(["redelivered-1"]);
+    const after = await co.api("GET", `/process/status/${pid}/final?response_data=base`);
+    expect(after.body.num_results).toBe(routes.body.num_results);
+  });
+
+  it("answers 404 for unknown processes and other companies' processes", async () => {
+    expect((await co.api("GET", "/process/status/00000000-0000-4000-8000-000000000000")).status).toBe(404);
+    const other = await createCompany();
+    const ids = await berlinDeliveries(co, 2, "own");
+    const started = await co.api("POST", "/calcroute/optimized/timewindow", { body: { deliveryids: ids } });
+    expect((await other.api("GET", `/process/status/${started.body.process_id}`)).status).toBe(404);
+    await waitForProcess(co, started.body.process_id);
+  });
+
+  it("pushes process events to a dispatcher's websocket", async () => {
+    const res = await exports.default.fetch(new Request(`${ORIGIN}/${co.slug}/api/ws?access_token=${co.dispatcher.token}`, { headers: { Upgrade: "websocket" } }));
+    expect(res.status).toBe(101);
+    const ws = res.webSocket!;
+    ws.accept();
+    const messages: { type: string; status?: string; action?: string }[] = [];
+    ws.addEventListener("message", (e) => messages.push(JSON.parse(e.data as string)));
+    ws.send(JSON.stringify({ type: "ping" }));
+    const ids = await berlinDeliveries(co, 3, "ws");
+    const started = await co.api("POST", "/calcroute/optimized/timewindow", { body: { deliveryids: ids } });
+    await waitForProcess(co, started.body.process_id);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(messages).toContainEqual({ type: "pong" });
+    expect(messages.some((m) => m.type === "process" && m.action === "final" && m.status === "finished")).toBe(true);
+    expect(messages.some((m) => m.type === "route")).toBe(true);
+    ws.close();
+  });
+});
