@@ -204,7 +204,7 @@ export const availabilityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validat
     const body = c.req.valid("json");
     assertWindow(body.fromtime, body.totime);
     const driverId = await targetDriver(db, cid, c.get("user"), body.driver_id);
-    const result = await mergeAvailability(db, cid, driverId, body.fromtime, body.totime);
+    const result = await mergeAvailability(c.env.DB, cid, driverId, body.fromtime, body.totime);
     const window = presentAvailability(result.window);
     if (result.merged) return c.json({ merged: true, merged_ids: result.mergedIds, ...window }, 200);
     return c.json({ merged: false, ...window }, 201);

@@ -1,8 +1,6 @@
 /** Driver availability windows: presentation, filters, and the merge of an overlapping window. */
 import { z } from "@hono/zod-openapi";
-import { sql } from "drizzle-orm";
 import { driverAvailabilities } from "../db/schema";
-import type { Db } from "../env";
 import { unprocessable } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import { normaliseDateTime } from "../lib/time";
@@ -68,25 +66,28 @@ export interface MergeResult {
  * windows. This is cheaper than a round trip through the company Durable
  * Object and gives the same guarantee for a change confined to one table.
  */
-export async function mergeAvailability(db: Db, companyId: number, driverId: number, from: string, to: string): Promise<MergeResult> {
-  const t = driverAvailabilities;
-  const overlapping = sql`${t.company_id} = ${companyId} and ${t.driver_id} = ${driverId} and ${t.fromtime} <= ${to} and ${t.totime} >= ${from}`;
-  const survivor = sql`(select ${t.id} from ${t} where ${overlapping} order by ${t.fromtime}, ${t.id} limit 1)`;
-  const [before, updated, inserted] = await db.batch([
+export async function mergeAvailability(d1: D1Database, companyId: number, driverId: number, from: string, to: string): Promise<MergeResult> {
+  // Plain D1 statements: drizzle cannot batch raw SQL with parameters. Every subquery is uncorrelated.
+  const overlapping = "company_id = ?1 and driver_id = ?2 and fromtime <= ?4 and totime >= ?3";
+  const survivor = `(select id from driver_availabilities where ${overlapping} order by fromtime, id limit 1)`;
+  const columns = "id, company_id, driver_id, fromtime, totime";
+  const bind = (statement: string) => d1.prepare(statement).bind(companyId, driverId, from, to);
+  const [before, updated, inserted] = await d1.batch<AvailabilityRow>([
     // Ids of the windows being merged, read inside the transaction.
-    db.all<{ id: number }>(sql`select ${t.id} as id from ${t} where ${overlapping} order by ${t.fromtime}, ${t.id}`),
-    db.all<AvailabilityRow>(
-      sql`update ${t} set fromtime = min(${from}, (select min(${t.fromtime}) from ${t} where ${overlapping})),
-                          totime = max(${to}, (select max(${t.totime}) from ${t} where ${overlapping}))
-          where ${t.id} = ${survivor} returning id, company_id, driver_id, fromtime, totime`,
+    bind(`select ${columns} from driver_availabilities where ${overlapping} order by fromtime, id`),
+    bind(
+      `update driver_availabilities
+          set fromtime = min(?3, (select min(fromtime) from driver_availabilities where ${overlapping})),
+              totime = max(?4, (select max(totime) from driver_availabilities where ${overlapping}))
+        where id = ${survivor} returning ${columns}`,
     ),
-    db.all<AvailabilityRow>(
-      sql`insert into ${t} (company_id, driver_id, fromtime, totime)
-          select ${companyId}, ${driverId}, ${from}, ${to} where not exists (select 1 from ${t} where ${overlapping})
-          returning id, company_id, driver_id, fromtime, totime`,
+    bind(
+      `insert into driver_availabilities (company_id, driver_id, fromtime, totime)
+       select ?1, ?2, ?3, ?4 where not exists (select 1 from driver_availabilities where ${overlapping})
+       returning ${columns}`,
     ),
-    db.run(sql`delete from ${t} where ${overlapping} and ${t.id} <> ${survivor}`),
-  ] as const);
-  if (inserted.length) return { merged: false, window: inserted[0], mergedIds: [] };
-  return { merged: true, window: updated[0], mergedIds: before.map((r) => r.id) };
+    bind(`delete from driver_availabilities where ${overlapping} and id <> ${survivor}`),
+  ]);
+  if (inserted.results.length) return { merged: false, window: inserted.results[0], mergedIds: [] };
+  return { merged: true, window: updated.results[0], mergedIds: before.results.map((r) => r.id) };
 }

@@ -100,7 +100,7 @@ const Rate = z.number().min(0);
 export const vehicleInputShape = {
   name: z.string().trim().min(1).max(100),
   plate: z.string().trim().max(50).nullable().optional(),
-  vehicle_class: z.string().optional().openapi({ description: "One of GET /vehicletype; default `car`" }),
+  vehicle_class: z.string().nullable().optional().openapi({ description: "One of GET /vehicletype; default (and `null`) `car`" }),
   depot_location_id: z.number().int().positive().nullable().optional().openapi({ description: "An address of the company" }),
   driver_id: z.number().int().positive().nullable().optional().openapi({ description: "A driver of the company" }),
   capacity_1: Count.nullable().optional(),
@@ -129,7 +129,8 @@ export async function prepareVehicle(db: Db, companyId: number, timeZone: string
   const values: Partial<VehicleRow> = {};
   for (const [key, value] of Object.entries(input)) if (value !== undefined) (values as Record<string, unknown>)[key] = value;
 
-  if (input.vehicle_class !== undefined && !VEHICLE_CLASSES.some((v) => v.id === input.vehicle_class))
+  if (input.vehicle_class === null) values.vehicle_class = "car";
+  else if (input.vehicle_class !== undefined && !VEHICLE_CLASSES.some((v) => v.id === input.vehicle_class))
     throw unprocessable(`Unknown vehicle_class ${input.vehicle_class}; one of ${VEHICLE_CLASSES.map((v) => v.id).join(", ")}`, "vehicle_class");
 
   const badTimes = TIME_FIELDS.filter((f) => {
