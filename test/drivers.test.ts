@@ -260,3 +260,28 @@ describe("drivers", () => {
     expect((await a.api("GET", `/driver/${dispatcherId}`)).status).toBe(404);
   });
 });
+
+describe("OpenAPI description of the driver, availability, tracking and vehicle endpoints", () => {
+  it("declares every endpoint with its roles and documents the status values and the merge responses", async () => {
+    const res = await call("GET", "/openapi.json");
+    expect(res.status).toBe(200);
+    const paths = res.body.paths as Record<string, Record<string, any>>;
+    const expected: [string, string][] = [
+      ["get", "/driver"], ["post", "/driver"], ["get", "/driver/{driver_id}"], ["patch", "/driver/{driver_id}"],
+      ["post", "/activatedriver"], ["get", "/driverstatus"], ["get", "/driverroute/{driver_id}"], ["get", "/currentdriverroute/{driver_id}"],
+      ["get", "/driveravailability"], ["post", "/driveravailability"], ["patch", "/driveravailability"],
+      ["get", "/driveravailability/{driveravailability_id}"], ["delete", "/driveravailability/{driveravailability_id}"], ["post", "/mergedriveravailability"],
+      ["get", "/drivertracking"], ["post", "/drivertracking"], ["get", "/drivertracking/{drivertracking_id}"], ["delete", "/drivertracking/{drivertracking_id}"],
+      ["get", "/driverposition"], ["get", "/driverposition/{driver_id}"], ["get", "/drivertrace/{driver_id}"],
+      ["get", "/vehicletype"], ["get", "/vehicle"], ["post", "/vehicle"], ["patch", "/vehicle"], ["get", "/vehicle/{vehicle_id}"],
+    ];
+    for (const [method, path] of expected) {
+      const op = paths[`/{slug}/api${path}`]?.[method];
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(op.security).toEqual([{ JWT: [] }]);
+    }
+    expect(paths["/{slug}/api/driverstatus"].get.description).toContain("3 `break`");
+    expect(Object.keys(paths["/{slug}/api/mergedriveravailability"].post.responses)).toEqual(expect.arrayContaining(["200", "201"]));
+    expect(Object.keys(paths["/{slug}/api/driver"].post.responses)).toContain("201");
+  });
+});
