@@ -22,7 +22,7 @@ import { Delaunay } from "d3-delaunay";
 import * as topojson from "topojson-client";
 import { union } from "@turf/union";
 import { featureCollection, polygon as turfPolygon, multiPolygon as turfMultiPolygon } from "@turf/helpers";
-import { placeKey, matchKeys, hyphenKey, haversine, clipPolygonsConvex, pointInPolygons, spiral, ringArea } from "./gazetteer-lib.mjs";
+import { placeKey, matchKeys, hyphenKey, haversine, clipPolygonsConvex, pointInPolygons, cityLayout, ringArea } from "./gazetteer-lib.mjs";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
@@ -186,8 +186,8 @@ for (let round = 0; round < 3; round++) {
 }
 
 // Places with several postal codes (Berlin: 190) share one GeoNames point:
-// spread their codes on a spiral around it, lowest code in the centre (German
-// city codes are numbered from the centre outwards: 10115, 20095, 80331, 50667).
+// lay their codes out around it (see cityLayout: lowest code in the centre,
+// each 3-digit group a contiguous sector; directions are not known).
 const codesByEntry = new Map();
 for (const p of pairs) if (p.entry) push(codesByEntry, p.entry.i, p.code);
 const spreadPos = new Map(); // `${entry.i}:${code}` -> { pos, centre }
@@ -195,8 +195,7 @@ for (const [i, list] of codesByEntry) {
   const cs = [...new Set(list)].sort();
   if (cs.length < 2) continue;
   const e = entries.find((x) => x.i === i);
-  const radius = Math.sqrt((cs.length * KM2_PER_CODE) / Math.PI);
-  const pts = spiral(e.lng, e.lat, cs.length, radius);
+  const pts = cityLayout(e.lng, e.lat, cs, KM2_PER_CODE);
   cs.forEach((code, k) => {
     let [lng, lat] = pts[k];
     // keep spread points on land inside Germany: pull them towards the centre

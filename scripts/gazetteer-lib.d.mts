@@ -13,3 +13,4 @@ export declare function clipPolygonsConvex(polygons: Polygons, convex: Ring): Po
 export declare function pointInRing(x: number, y: number, ring: Ring): boolean;
 export declare function pointInPolygons(x: number, y: number, polygons: Polygons): boolean;
 export declare function spiral(lng: number, lat: number, n: number, radiusKm: number): Position[];
+export declare function cityLayout(lng: number, lat: number, codes: string[], km2PerCode: number): Position[];

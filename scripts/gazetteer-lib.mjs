@@ -221,3 +221,69 @@ export function spiral(lng, lat, n, radiusKm) {
   }
   return pts;
 }
+
+/**
+ * Layout of a city's postal codes around its one GeoNames point, in code
+ * order (`codes` sorted ascending). German city codes are hierarchical and
+ * numbered from the centre outwards (10115, 20095, 80331, 50667):
+ * - the 3-digit group of the lowest code fills a central disc, the lowest
+ *   code on the centre (Berlin 101xx);
+ * - the other groups of the same 2-digit zone form the inner ring (Berlin
+ *   10xxx), groups of other zones the outer ring (12/13/14xxx);
+ * - within a ring each 3-digit group gets an angular sector proportional to
+ *   its size (numeric order, counter-clockwise from east), filled from the
+ *   inside out.
+ * So a 3-digit group is one contiguous zone and neighbouring codes lie near
+ * each other; a zone's distance from the centre is modelled, its direction
+ * is NOT known (no data). Disc area = `codes.length` × `km2PerCode`.
+ * @param {number} lng
+ * @param {number} lat
+ * @param {string[]} codes
+ * @param {number} km2PerCode
+ * @returns {number[][]} [lng, lat] per code
+ */
+export function cityLayout(lng, lat, codes, km2PerCode) {
+  const n = codes.length;
+  const radius = Math.sqrt((n * km2PerCode) / Math.PI);
+  const groups = [];
+  for (const c of codes) {
+    const g = groups[groups.length - 1];
+    if (g && g.prefix === c.slice(0, 3)) g.codes.push(c);
+    else groups.push({ prefix: c.slice(0, 3), codes: [c] });
+  }
+  if (groups.length < 2) return spiral(lng, lat, n, radius);
+  const n0 = groups[0].codes.length;
+  const r0 = radius * Math.sqrt(n0 / n);
+  const out = spiral(lng, lat, n0, r0);
+  const kmPerDegLat = 111.32;
+  const kmPerDegLng = 111.32 * Math.cos((lat * Math.PI) / 180);
+  const phi = (Math.sqrt(5) - 1) / 2;
+  // inner ring: the centre code's zone (same first two digits: Berlin 10xxx,
+  // Hamburg 20xxx, München 80xxx); outer ring: the other zones (12/13/14xxx)
+  const zone = codes[0].slice(0, 2);
+  const rings = [
+    { groups: groups.slice(1).filter((g) => g.prefix.startsWith(zone)) },
+    { groups: groups.slice(1).filter((g) => !g.prefix.startsWith(zone)) },
+  ].filter((r) => r.groups.length);
+  let done = n0;
+  let inner = r0;
+  for (const ring of rings) {
+    const count = ring.groups.reduce((a, g) => a + g.codes.length, 0);
+    const outer = radius * Math.sqrt((done + count) / n);
+    let start = 0;
+    for (const g of ring.groups) {
+      const span = (2 * Math.PI * g.codes.length) / count;
+      g.codes.forEach((_, k) => {
+        const u = (k + 0.5) / g.codes.length;
+        const r = Math.sqrt(inner * inner + u * (outer * outer - inner * inner));
+        const f = ((k + 0.5) * phi) % 1;
+        const a = start + span * (0.1 + 0.8 * f);
+        out.push([lng + (r * Math.cos(a)) / kmPerDegLng, lat + (r * Math.sin(a)) / kmPerDegLat]);
+      });
+      start += span;
+    }
+    done += count;
+    inner = outer;
+  }
+  return out;
+}

@@ -211,6 +211,55 @@ describe("Sutherland–Hodgman clipping (build script)", () => {
   });
 });
 
+describe("cityLayout (build script)", () => {
+  // a Berlin-like city: centre group 101, inner zone 10xxx, outer zones 12xxx/13xxx
+  const codes = [
+    ...["10115", "10117", "10119", "10178"],
+    ...["10243", "10245", "10247", "10249"],
+    ...["10405", "10407", "10409", "10435", "10437"],
+    ...["12043", "12045", "12047", "12049", "12051", "12053"],
+    ...["13051", "13053", "13055", "13057", "13059"],
+  ];
+  const [lng, lat] = [13.41, 52.52];
+  const pts = lib.cityLayout(lng, lat, codes, 4.5);
+  const km = (i: number) => haversineMeters(lng, lat, pts[i][0], pts[i][1]) / 1000;
+  const angle = (i: number) => Math.atan2(pts[i][1] - lat, (pts[i][0] - lng) * Math.cos((lat * Math.PI) / 180));
+  const idx = (prefix: string) => codes.flatMap((c, i) => (c.startsWith(prefix) ? [i] : []));
+
+  it("puts the lowest code on the centre and everything inside the disc", () => {
+    expect(pts).toHaveLength(codes.length);
+    expect(pts[0]).toEqual([lng, lat]);
+    const radius = Math.sqrt((codes.length * 4.5) / Math.PI);
+    for (let i = 0; i < codes.length; i++) expect(km(i)).toBeLessThanOrEqual(radius + 0.01);
+    expect(new Set(pts.map((p) => p.join())).size).toBe(codes.length);
+  });
+
+  it("centre group < inner zone < outer zones in distance", () => {
+    const maxCentre = Math.max(...idx("101").map(km));
+    const inner = [...idx("102"), ...idx("104")].map(km);
+    const outer = [...idx("120"), ...idx("130")].map(km);
+    expect(Math.min(...inner)).toBeGreaterThanOrEqual(maxCentre);
+    expect(Math.min(...outer)).toBeGreaterThanOrEqual(Math.max(...inner));
+  });
+
+  it("each 3-digit group of a ring occupies its own angular sector", () => {
+    const sector = (prefix: string) => {
+      const as = idx(prefix).map((i) => (angle(i) + 2 * Math.PI) % (2 * Math.PI));
+      return [Math.min(...as), Math.max(...as)];
+    };
+    const [a120, b120] = sector("120");
+    const [a130, b130] = sector("130");
+    expect(b120 < a130 || b130 < a120).toBe(true);
+    const [a102, b102] = sector("102");
+    const [a104, b104] = sector("104");
+    expect(b102 < a104 || b104 < a102).toBe(true);
+  });
+
+  it("falls back to the spiral for a single group", () => {
+    expect(lib.cityLayout(lng, lat, ["01067", "01069"], 4.5)).toEqual(lib.spiral(lng, lat, 2, Math.sqrt((2 * 4.5) / Math.PI)));
+  });
+});
+
 describe("unionPostalAreas (synthetic)", () => {
   const sq = (x0: number, y0: number, x1: number, y1: number) => ({
     type: "Polygon" as const,
