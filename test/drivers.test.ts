@@ -285,3 +285,22 @@ describe("OpenAPI description of the driver, availability, tracking and vehicle 
     expect(Object.keys(paths["/{slug}/api/driver"].post.responses)).toContain("201");
   });
 });
+
+describe("large pages", () => {
+  it("a page of 100 drivers with availability and positions (D1 binds at most 100 parameters)", async () => {
+    const co = await createCompany();
+    const stmt = env.DB.prepare("insert into users (company_id, usertype, email, status, vehicle) values (?, 'driver', ?, 0, 'car')");
+    await env.DB.batch(Array.from({ length: 105 }, (_, i) => stmt.bind(co.id, `bulk${i}@example.com`)));
+    const page = await co.api("GET", "/driver?results_per_page=100&includeavail=true&includeposition=true");
+    expect(page.status).toBe(200);
+    expect(page.body.num_results).toBe(105);
+    expect(page.body.objects).toHaveLength(100);
+    expect(page.body.objects.every((d: any) => d.available === false && d.current_position === null)).toBe(true);
+    const ids = page.body.objects.map((d: any) => d.id);
+    const tracked = await co.api("POST", "/drivertracking", { body: ids.map((id: number) => ({ driver_id: id, position: { type: "Point", coordinates: [13, 52] } })) });
+    expect(tracked.status).toBe(200);
+    const positions = await co.api("GET", "/driverposition?results_per_page=100");
+    expect(positions.body.num_results).toBe(100);
+    expect(positions.body.objects.map((p: any) => p.driver_id)).toEqual(ids);
+  });
+});

@@ -124,11 +124,7 @@ export async function presentDrivers(db: Db, companyId: number, rows: UserRow[],
   const now = nowIso();
   const withPosition = opts.includeposition || opts.driverinfo;
   const [windows, positions] = await Promise.all([
-    db
-      .select()
-      .from(driverAvailabilities)
-      .where(and(eq(driverAvailabilities.company_id, companyId), inArray(driverAvailabilities.driver_id, ids), gt(driverAvailabilities.totime, now)))
-      .orderBy(asc(driverAvailabilities.fromtime), asc(driverAvailabilities.id)),
+    openWindows(db, companyId, ids, now),
     withPosition ? latestPositions(db, companyId, ids) : Promise.resolve([]),
   ]);
   return rows.map((r) => {
@@ -156,6 +152,22 @@ export async function presentDrivers(db: Db, companyId: number, rows: UserRow[],
     }
     return driver;
   });
+}
+
+/** Windows of the drivers that end after `now`, by `fromtime` (D1 binds at most 100 parameters: ids in chunks). */
+async function openWindows(db: Db, companyId: number, ids: number[], now: string) {
+  const chunks = [];
+  for (let i = 0; i < ids.length; i += 90) chunks.push(ids.slice(i, i + 90));
+  const results = await Promise.all(
+    chunks.map((chunk) =>
+      db
+        .select()
+        .from(driverAvailabilities)
+        .where(and(eq(driverAvailabilities.company_id, companyId), inArray(driverAvailabilities.driver_id, chunk), gt(driverAvailabilities.totime, now)))
+        .orderBy(asc(driverAvailabilities.fromtime), asc(driverAvailabilities.id)),
+    ),
+  );
+  return results.flat();
 }
 
 /** The company's driver with this id, or 404. */
