@@ -89,6 +89,10 @@ describe("driver tracking", () => {
     expect((await post([])).status).toBe(422);
     const tooMany = await post(Array.from({ length: 501 }, () => ({ position: point(13, 52) })));
     expect(tooMany.status).toBe(422);
+    const most = await post(Array.from({ length: 500 }, (_, i) => ({ position: point(13, 52), timestamp: iso(Date.parse("2026-01-02T00:00:00Z") + i * 1000) })));
+    expect(most.status).toBe(200);
+    expect(most.body).toHaveLength(500);
+    expect(most.body[499].timestamp).toBe("2026-01-02T00:08:19Z");
     expect((await co.api("POST", "/drivertracking", { token: driver.token, raw: "{not json" })).status).toBe(422);
   });
 
