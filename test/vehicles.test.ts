@@ -162,3 +162,15 @@ describe("vehicles", () => {
     expect((await a.api("GET", `/vehicle/${v.id}`)).body.name).toBe("Mine");
   });
 });
+
+describe("lookup lists page like every list", () => {
+  it("vehicletype and driverstatus take page and results_per_page", async () => {
+    const co = await createCompany();
+    const page2 = await co.api("GET", "/driverstatus?results_per_page=3&page=2");
+    expect(page2.body).toEqual({ num_results: 4, objects: [{ id: 3, name: "break" }], page: 2, total_pages: 2 });
+    const past = await co.api("GET", "/vehicletype?page=5");
+    expect(past.status).toBe(200);
+    expect(past.body).toMatchObject({ num_results: VEHICLE_CLASSES.length, objects: [], page: 5 });
+    expect((await co.api("GET", "/vehicletype?page=0")).status).toBe(422);
+  });
+});

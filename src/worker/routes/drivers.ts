@@ -24,6 +24,7 @@ import {
   routeOnTheWay,
 } from "../services/drivers";
 import { Email, type UserRow } from "../services/users";
+import { pageOf } from "../services/vehicle-records";
 import { publicBase } from "./company";
 
 const IncludeQuery = {
@@ -139,6 +140,7 @@ const listDriverStatus = apiRoute({
   tags: ["Drivers"],
   summary: "Driver status values",
   description: DRIVER_STATUS_DESCRIPTION,
+  request: { query: ListQuery.omit({ q: true }) },
   responses: { 200: jsonResponse(envelope(DriverStatusSchema, "DriverStatusList"), "All driver status values") },
 });
 
@@ -243,7 +245,7 @@ export const driverRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
   })
   .openapi(listDriverStatus, (c) => {
     const objects = DRIVER_STATUSES.map((s) => ({ id: s.id, name: s.name }));
-    return c.json({ num_results: objects.length, objects, page: 1, total_pages: 1 }, 200);
+    return c.json(pageOf(objects, c.req.valid("query")), 200);
   })
   .openapi(driverRoute, async (c) => {
     const db = c.get("db");

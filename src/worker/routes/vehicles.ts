@@ -10,6 +10,7 @@ import {
   VehicleSchema,
   VehicleTypeSchema,
   type VehicleRow,
+  pageOf,
   prepareVehicle,
   presentVehicle,
   vehicleFields,
@@ -23,6 +24,7 @@ const listVehicleTypes = apiRoute({
   tags: ["Vehicles"],
   summary: "Vehicle types",
   description: "The vehicle classes of the route optimiser, with average speed and restrictions. `vehicle_class` of a vehicle is one of their ids.",
+  request: { query: ListQuery.omit({ q: true }) },
   responses: { 200: jsonResponse(envelope(VehicleTypeSchema, "VehicleTypeList"), "All vehicle types") },
 });
 
@@ -79,8 +81,7 @@ const patchVehicle = apiRoute({
 
 export const vehicleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(listVehicleTypes, (c) => {
-    const objects = vehicleTypes();
-    return c.json({ num_results: objects.length, objects, page: 1, total_pages: 1 }, 200);
+    return c.json(pageOf(vehicleTypes(), c.req.valid("query")), 200);
   })
   .openapi(listVehicles, async (c) => {
     const result = await listObjects(
