@@ -89,7 +89,7 @@ const coordinateQuery = (min: number, max: number, description: string) =>
     .regex(/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/, "must be a number")
     .transform(Number)
     .pipe(z.number().min(min).max(max))
-    .openapi({ type: "number", description });
+    .openapi({ type: "number", minimum: min, maximum: max, description });
 
 const ReverseAddressSchema = AddressDetailSchema.extend({
   id: z.number().int().nullable().openapi({ description: "The stored address's id; null for a gazetteer place" }),
