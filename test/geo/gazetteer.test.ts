@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { haversineMeters } from "../../src/worker/geo/distance";
 import { GazetteerGeocoder } from "../../src/worker/geo/gazetteer";
 import { createGeocoder } from "../../src/worker/geo";
-import { placeKey } from "../../src/worker/geo/normalize";
+import { placeKey, splitPostalcodeCity } from "../../src/worker/geo/normalize";
 
 // Known centres: Berlin Alexanderplatz, München Marienplatz, Hamburg Rathaus, Frankfurt Römer, Köln Dom.
 const CENTRES = {
@@ -110,6 +110,18 @@ describe("GazetteerGeocoder.geocode", () => {
     }
     expect(await geo.geocode({ postalcode: "1010", city: "Wien", country: "Österreich" })).toBeNull();
     expect(await geo.geocode({ postalcode: "80331", country: "Atlantis" })).toBeNull();
+  });
+
+  it("repairs '10115 Berlin' typed into one field", async () => {
+    expect(splitPostalcodeCity(null, "10115 Berlin")).toEqual({ postalcode: "10115", city: "Berlin" });
+    expect(splitPostalcodeCity("80331 München", "")).toEqual({ postalcode: "80331", city: "München" });
+    expect(splitPostalcodeCity("D-20095 Hamburg", "Hamburg")).toEqual({ postalcode: "20095", city: "Hamburg" });
+    expect(splitPostalcodeCity("10115", "Berlin")).toEqual({ postalcode: "10115", city: "Berlin" });
+    // conflicting fields are left alone
+    expect(splitPostalcodeCity("10115", "80331 München")).toEqual({ postalcode: "10115", city: "80331 München" });
+    const r = await geo.geocode({ city: "80331 München" });
+    expect(r?.postalcode).toBe("80331");
+    expect(r?.precision).toBe("postalcode");
   });
 
   it("ungeocodable input gives null", async () => {

@@ -5,7 +5,7 @@
  */
 import { toCountryCode } from "./country";
 import { haversineMeters } from "./distance";
-import { normalizePostalcode, placeKey } from "./normalize";
+import { normalizePostalcode, placeKey, splitPostalcodeCity } from "./normalize";
 import type { GeocodeQuery, GeocodeResult, Geocoder, ReverseResult } from "./types";
 
 interface PlaceRow {
@@ -47,8 +47,9 @@ export class GazetteerGeocoder implements Geocoder {
       if (!code) return null;
       country = code;
     }
-    const cityKey = query.city ? placeKey(query.city) : "";
-    const postalcode = normalizePostalcode(query.postalcode, country);
+    const { postalcode: rawCode, city } = splitPostalcodeCity(query.postalcode, query.city);
+    const cityKey = city ? placeKey(city) : "";
+    const postalcode = normalizePostalcode(rawCode, country);
 
     if (postalcode) {
       // Postal code (+ city): the row matching both wins, else the code's best row.

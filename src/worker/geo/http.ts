@@ -5,7 +5,7 @@
  */
 import { toCountryCode } from "./country";
 import { haversineMeters } from "./distance";
-import { normalizePostalcode, placeKey } from "./normalize";
+import { normalizePostalcode, placeKey, splitPostalcodeCity } from "./normalize";
 import type { GeocodeQuery, GeocodeResult, Geocoder, GeocodePrecision, ReverseResult } from "./types";
 
 export type GeocoderKind = "nominatim" | "photon";
@@ -52,7 +52,8 @@ export class HttpGeocoder implements Geocoder {
     this.maxReverse = options.maxReverseDistanceMeters ?? 30_000;
   }
 
-  async geocode(query: GeocodeQuery): Promise<GeocodeResult | null> {
+  async geocode(input: GeocodeQuery): Promise<GeocodeResult | null> {
+    const query = { ...input, ...splitPostalcodeCity(input.postalcode, input.city) };
     const country = query.country ? toCountryCode(query.country) : null;
     const key = geocodeCacheKey(this.kind, query, country);
     const cached = await this.cacheGet(key);

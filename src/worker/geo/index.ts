@@ -13,7 +13,7 @@ import type { Geocoder } from "./types";
 export * from "./types";
 export { toCountryCode } from "./country";
 export { haversineMeters, EARTH_RADIUS_M } from "./distance";
-export { placeKey, normalizePostalcode } from "./normalize";
+export { placeKey, normalizePostalcode, splitPostalcodeCity } from "./normalize";
 export { GazetteerGeocoder, type GazetteerOptions } from "./gazetteer";
 export { HttpGeocoder, D1GeocodeCache, MemoryGeocodeCache, geocodeCacheKey, type GeocodeCache, type GeocoderKind, type HttpGeocoderOptions } from "./http";
 export { findPostalAreaForPoint, unionPostalAreas, parseAreaGeometry, toMultiPolygon, type PostalArea, type AreaGeometry } from "./postal-areas";

@@ -35,3 +35,21 @@ export function normalizePostalcode(input: string | null | undefined, country = 
   }
   return /^[0-9A-Z-]{2,10}$/.test(s) ? s : null;
 }
+
+/**
+ * Repairs a common input slip: "10115 Berlin" typed into the city or the
+ * postal-code field (and the other one left empty or repeated).
+ */
+export function splitPostalcodeCity(
+  postalcode: string | null | undefined,
+  city: string | null | undefined,
+): { postalcode: string | null; city: string | null } {
+  const pc = postalcode?.trim() || null;
+  const c = city?.trim() || null;
+  const both = /^(?:[A-Z]{1,2}-)?(\d{4,5})\s+(\D.*)$/i;
+  const inCity = c ? both.exec(c) : null;
+  if (inCity && (!pc || pc === inCity[1])) return { postalcode: inCity[1], city: inCity[2].trim() };
+  const inCode = pc ? both.exec(pc) : null;
+  if (inCode && (!c || placeKey(c) === placeKey(inCode[2]))) return { postalcode: inCode[1], city: inCode[2].trim() };
+  return { postalcode: pc, city: c };
+}
