@@ -155,4 +155,32 @@ describe("route calculation", () => {
     expect(messages.some((m) => m.type === "route")).toBe(true);
     ws.close();
   });
+
+  it("assigns available drivers, uses inline vehicles and a given start, and cancels earlier routes on request", async () => {
+    const fresh = await createCompany();
+    const driver = await fresh.user("driver");
+    await env.DB.prepare("UPDATE users SET active = 1 WHERE id = ?").bind(driver.id).run();
+    const from = new Date(Date.now() - 3600_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    const to = new Date(Date.now() + 86_400_000 * 2).toISOString().replace(/\.\d{3}Z$/, "Z");
+    expect((await fresh.api("POST", "/driveravailability", { body: { driver_id: driver.id, fromtime: from, totime: to } })).status).toBe(200);
+    const first = await berlinDeliveries(fresh, 4, "first");
+    const res = await fresh.api("POST", "/calcroute/optimized/timewindow?async=false&assign_drivers=true", {
+      body: {
+        deliveryids: first,
+        vehicles: [{ name: "Van", capacity_1: 100, vehicle_class: "truck" }],
+        startaddress: { lat: 52.5, lng: 13.4, city: "Berlin" },
+      },
+    });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.num_results).toBe(1);
+    const route = res.body.objects[0];
+    expect(route).toMatchObject({ status: 1, driver_id: driver.id, custom_id: "Tour 1" });
+    expect(route.routebase_address.location).toEqual({ type: "Point", coordinates: [13.4, 52.5] });
+
+    // cancelroutes: the earlier route is cancelled and its deliveries can be routed again.
+    const again = await fresh.api("POST", "/calcroute/optimized/timewindow?async=false&cancelroutes=true", { body: { deliveryids: first } });
+    expect(again.status, again.text).toBe(200);
+    expect((await fresh.api("GET", `/route/${route.id}`)).body.status).toBe(5);
+    expect(again.body.objects[0].deliveries.map((d: { id: number }) => d.id).sort()).toEqual([...first].sort());
+  });
 });

@@ -4,7 +4,7 @@
  * shared by the synchronous path and the routing queue consumer.
  */
 import booleanPointInPolygon from "@turf/boolean-point-in-polygon";
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import { type Solution, type VehicleClassId, solve } from "../../solver";
 import type { ProcessState } from "../../durable/company";
 import { addresses, deliveries, driverAvailabilities, processes, routes, tourAreas, users, vehicles } from "../db/schema";
@@ -185,11 +185,18 @@ export async function startRouting(env: Env, db: Db, company: Company, userId: n
   }
 
   const now = nowIso();
-  const activeDrivers = await db
-    .select({ id: users.id, available: sql<number>`exists (select 1 from ${driverAvailabilities} where ${driverAvailabilities.driver_id} = ${users.id} and ${driverAvailabilities.fromtime} <= ${now} and ${driverAvailabilities.totime} > ${now})` })
-    .from(users)
-    .where(and(eq(users.company_id, company.id), eq(users.usertype, "driver"), eq(users.active, true)))
-    .orderBy(asc(users.id));
+  const [activeDrivers, availableNow] = await db.batch([
+    db
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.company_id, company.id), eq(users.usertype, "driver"), eq(users.active, true)))
+      .orderBy(asc(users.id)),
+    db
+      .select({ driver_id: driverAvailabilities.driver_id })
+      .from(driverAvailabilities)
+      .where(and(eq(driverAvailabilities.company_id, company.id), lte(driverAvailabilities.fromtime, now), gt(driverAvailabilities.totime, now))),
+  ]);
+  const available = new Set(availableNow.map((a) => a.driver_id));
   const numVehicles = options.num_vehicles ?? (activeDrivers.length || 5);
 
   let areaDrivers: Record<string, number | null> | undefined;
@@ -215,7 +222,7 @@ export async function startRouting(env: Env, db: Db, company: Company, userId: n
     relax: options.relax_minutes ? { minutes: options.relax_minutes, afterTime: options.relax_after_time } : undefined,
     nameprefix: options.nameprefix,
     tourDurationRate: options.tour_duration_rate,
-    driverIds: activeDrivers.filter((d) => d.available).map((d) => d.id),
+    driverIds: activeDrivers.filter((d) => available.has(d.id)).map((d) => d.id),
     areaDrivers,
     timeBudgetMs: budgetMs(env, mode),
     requestedAt: Date.now(),
