@@ -143,6 +143,26 @@ describe("HttpGeocoder (nominatim)", () => {
   });
 });
 
+describe("HttpGeocoder negative cache", () => {
+  it("'nothing found' is cached (no second request), errors are not", async () => {
+    const cache = new MemoryGeocodeCache();
+    const fallback = new GazetteerGeocoder(env.DB);
+    const empty = fakeFetch(() => []);
+    const geo = new HttpGeocoder({ baseUrl: "https://geo.example", fetch: empty.fn, cache, fallback });
+    expect((await geo.geocode({ postalcode: "20095", street: "Nowhere-Weg" }))?.source).toBe("gazetteer");
+    expect((await geo.geocode({ postalcode: "20095", street: "Nowhere-Weg" }))?.city).toBe("Hamburg");
+    expect(empty.calls).toHaveLength(1);
+    expect([...cache.entries.values()]).toEqual([{ notFound: true }]);
+
+    const down = fakeFetch(() => new Response("", { status: 503 }));
+    const geo2 = new HttpGeocoder({ baseUrl: "https://geo.example", fetch: down.fn, cache, fallback });
+    await geo2.geocode({ city: "Köln" });
+    await geo2.geocode({ city: "Köln" });
+    expect(down.calls).toHaveLength(2);
+    expect(cache.entries.size).toBe(1);
+  });
+});
+
 describe("HttpGeocoder (photon)", () => {
   it("queries /api?q= and filters by country", async () => {
     const f = fakeFetch(() => PHOTON_HIT);
@@ -197,6 +217,21 @@ describe("D1GeocodeCache and createGeocoder", () => {
     expect(await other.get(rows.results[0].query_key)).toBeNull();
     // expired entries are ignored
     expect(await new D1GeocodeCache(env.DB, companyId, -1).get(rows.results[0].query_key)).toBeNull();
+  });
+
+  it("stores 'not found' without coordinates and forgets it after notFoundMaxAgeDays", async () => {
+    const cache = new D1GeocodeCache(env.DB, companyId);
+    await cache.set("nominatim|nowhere", { notFound: true });
+    const row = await env.DB.prepare("SELECT lng, lat, result FROM geocode_cache WHERE company_id = ? AND query_key = 'nominatim|nowhere'")
+      .bind(companyId)
+      .first<{ lng: number | null; lat: number | null; result: string }>();
+    expect(row).toEqual({ lng: null, lat: null, result: '{"notFound":true}' });
+    expect(await cache.get("nominatim|nowhere")).toEqual({ notFound: true });
+    // backdate by 8 days: results (180 days) are still valid, "not found" (7 days) no longer
+    await cache.set("nominatim|somewhere", { lng: 1, lat: 2, postalcode: null, city: null, country: null, source: "provider", precision: "place" });
+    await env.DB.prepare("UPDATE geocode_cache SET created_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-8 days') WHERE company_id = ?").bind(companyId).run();
+    expect(await cache.get("nominatim|nowhere")).toBeNull();
+    expect((await cache.get("nominatim|somewhere")) as { lng: number }).toMatchObject({ lng: 1, lat: 2 });
   });
 
   it("photon flavour by configuration; provider failure falls back to the gazetteer", async () => {

@@ -10,11 +10,20 @@ import type { GeocodeQuery, GeocodeResult, Geocoder, GeocodePrecision, ReverseRe
 
 export type GeocoderKind = "nominatim" | "photon";
 
+/** The provider answered, but found nothing (cached for a shorter time than results). */
+export interface NotFound {
+  notFound: true;
+}
+
+export type CachedAnswer = GeocodeResult | ReverseResult | NotFound;
+
 /** Cache of provider answers; `D1GeocodeCache` stores them in `geocode_cache` per company. */
 export interface GeocodeCache {
-  get(key: string): Promise<GeocodeResult | ReverseResult | null>;
-  set(key: string, value: GeocodeResult | ReverseResult): Promise<void>;
+  get(key: string): Promise<CachedAnswer | null>;
+  set(key: string, value: CachedAnswer): Promise<void>;
 }
+
+const NOT_FOUND: NotFound = { notFound: true };
 
 export interface HttpGeocoderOptions {
   /** Service base URL, e.g. `https://nominatim.openstreetmap.org` or `https://photon.komoot.io`. */
@@ -58,16 +67,15 @@ export class HttpGeocoder implements Geocoder {
     const key = geocodeCacheKey(this.kind, query, country);
     const cached = await this.cacheGet(key);
     if (cached && "precision" in cached) return cached;
-    let result: GeocodeResult | null = null;
-    try {
-      result = await this.requestGeocode(query, country);
-    } catch (error) {
-      this.lastError = error;
-      result = null;
-    }
-    if (result) {
-      await this.cacheSet(key, result);
-      return result;
+    if (!cached || !("notFound" in cached)) {
+      try {
+        const result = await this.requestGeocode(query, country);
+        // errors and timeouts are not cached; "nothing found" is
+        await this.cacheSet(key, result ?? NOT_FOUND);
+        if (result) return result;
+      } catch (error) {
+        this.lastError = error;
+      }
     }
     return this.options.fallback ? this.options.fallback.geocode(query) : null;
   }
@@ -75,18 +83,15 @@ export class HttpGeocoder implements Geocoder {
   async reverse(lng: number, lat: number): Promise<ReverseResult | null> {
     const key = `${this.kind}|reverse|${lng.toFixed(5)}|${lat.toFixed(5)}`;
     const cached = await this.cacheGet(key);
-    if (cached && "distance" in cached) return cached;
-    let result: ReverseResult | null = null;
-    try {
-      result = await this.requestReverse(lng, lat);
-    } catch (error) {
-      this.lastError = error;
-      result = null;
-    }
-    if (result) {
-      if (result.distance > this.maxReverse) return null;
-      await this.cacheSet(key, result);
-      return result;
+    if (cached && "distance" in cached) return cached.distance > this.maxReverse ? null : cached;
+    if (!cached || !("notFound" in cached)) {
+      try {
+        const result = await this.requestReverse(lng, lat);
+        await this.cacheSet(key, result ?? NOT_FOUND);
+        if (result) return result.distance > this.maxReverse ? null : result;
+      } catch (error) {
+        this.lastError = error;
+      }
     }
     return this.options.fallback ? this.options.fallback.reverse(lng, lat) : null;
   }
@@ -101,7 +106,7 @@ export class HttpGeocoder implements Geocoder {
     }
   }
 
-  private async cacheSet(key: string, value: GeocodeResult | ReverseResult) {
+  private async cacheSet(key: string, value: CachedAnswer) {
     if (!this.options.cache) return;
     try {
       await this.options.cache.set(key, value);
@@ -241,29 +246,37 @@ function parsePhoton(f: PhotonFeature | null): GeocodeResult | null {
   };
 }
 
-/** Provider results in `geocode_cache`, one row per (company, query key); entries older than `maxAgeDays` are ignored. */
+/**
+ * Provider answers in `geocode_cache`, one row per (company, query key).
+ * Results older than `maxAgeDays`, "not found" answers older than
+ * `notFoundMaxAgeDays` are ignored (and overwritten by the next answer).
+ */
 export class D1GeocodeCache implements GeocodeCache {
   constructor(
     private readonly db: D1Database,
     private readonly companyId: number,
     private readonly maxAgeDays = 180,
+    private readonly notFoundMaxAgeDays = 7,
   ) {}
 
-  async get(key: string): Promise<GeocodeResult | ReverseResult | null> {
-    const since = new Date(Date.now() - this.maxAgeDays * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  async get(key: string): Promise<CachedAnswer | null> {
     const row = await this.db
-      .prepare("SELECT result FROM geocode_cache WHERE company_id = ?1 AND query_key = ?2 AND created_at >= ?3")
-      .bind(this.companyId, key, since)
-      .first<{ result: string | null }>();
+      .prepare("SELECT result, created_at FROM geocode_cache WHERE company_id = ?1 AND query_key = ?2")
+      .bind(this.companyId, key)
+      .first<{ result: string | null; created_at: string }>();
     if (!row?.result) return null;
+    let value: CachedAnswer;
     try {
-      return JSON.parse(row.result) as GeocodeResult | ReverseResult;
+      value = JSON.parse(row.result) as CachedAnswer;
     } catch {
       return null;
     }
+    const days = "notFound" in value ? this.notFoundMaxAgeDays : this.maxAgeDays;
+    const since = new Date(Date.now() - days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+    return row.created_at >= since ? value : null;
   }
 
-  async set(key: string, value: GeocodeResult | ReverseResult): Promise<void> {
+  async set(key: string, value: CachedAnswer): Promise<void> {
     await this.db
       .prepare(
         `INSERT INTO geocode_cache (company_id, query_key, lng, lat, result, created_at)
@@ -271,18 +284,18 @@ export class D1GeocodeCache implements GeocodeCache {
          ON CONFLICT (company_id, query_key) DO UPDATE SET lng = excluded.lng, lat = excluded.lat,
            result = excluded.result, created_at = excluded.created_at`,
       )
-      .bind(this.companyId, key, value.lng, value.lat, JSON.stringify(value))
+      .bind(this.companyId, key, "lng" in value ? value.lng : null, "lat" in value ? value.lat : null, JSON.stringify(value))
       .run();
   }
 }
 
 /** In-memory cache (tests, or one request's batch of geocodings). */
 export class MemoryGeocodeCache implements GeocodeCache {
-  readonly entries = new Map<string, GeocodeResult | ReverseResult>();
+  readonly entries = new Map<string, CachedAnswer>();
   async get(key: string) {
     return this.entries.get(key) ?? null;
   }
-  async set(key: string, value: GeocodeResult | ReverseResult) {
+  async set(key: string, value: CachedAnswer) {
     this.entries.set(key, value);
   }
 }

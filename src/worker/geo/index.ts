@@ -15,7 +15,7 @@ export { toCountryCode } from "./country";
 export { haversineMeters, EARTH_RADIUS_M } from "./distance";
 export { placeKey, normalizePostalcode, splitPostalcodeCity } from "./normalize";
 export { GazetteerGeocoder, type GazetteerOptions } from "./gazetteer";
-export { HttpGeocoder, D1GeocodeCache, MemoryGeocodeCache, geocodeCacheKey, type GeocodeCache, type GeocoderKind, type HttpGeocoderOptions } from "./http";
+export { HttpGeocoder, D1GeocodeCache, MemoryGeocodeCache, geocodeCacheKey, type GeocodeCache, type CachedAnswer, type NotFound, type GeocoderKind, type HttpGeocoderOptions } from "./http";
 export { findPostalAreaForPoint, unionPostalAreas, parseAreaGeometry, toMultiPolygon, type PostalArea, type AreaGeometry } from "./postal-areas";
 
 /** The configuration `createGeocoder` reads (a subset of the worker's Env). */
