@@ -72,8 +72,9 @@ describe("address endpoint latency (logged)", () => {
     const reverse = (performance.now() - t0) / 200;
 
     // the same app stack on a trivial endpoint: what the two figures have in common
+    const depot = (await co.api("GET", "/companyaddress")).body.id;
     t0 = performance.now();
-    for (let i = 0; i < 200; i++) expect((await co.api("GET", "/address/1")).status).toBeLessThan(500);
+    for (let i = 0; i < 200; i++) expect((await co.api("GET", `/address/${depot}`)).status).toBe(200);
     const baseline = (performance.now() - t0) / 200;
     console.log(
       `address latency (local workerd, 1000+1000 addresses): searchaddress mean ${search.toFixed(2)} ms; ` +
