@@ -184,3 +184,35 @@ describe("route calculation", () => {
     expect(again.body.objects[0].deliveries.map((d: { id: number }) => d.id).sort()).toEqual([...first].sort());
   });
 });
+
+describe("route update", () => {
+  it("adds and removes deliveries: a new route replaces the old one", async () => {
+    const co = await createCompany();
+    const ids = await berlinDeliveries(co, 4, "upd");
+    const first = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=1&nameprefix=North", { body: { deliveryids: ids.slice(0, 3) } });
+    expect(first.status, first.text).toBe(200);
+    const old = first.body.objects[0];
+    const res = await co.api("PATCH", `/calcroute/update/timewindow/${old.id}`, { body: { add_deliveryids: [ids[3]], del_deliveryids: [ids[0]] } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ replaces: old.id, custom_id: "North", status: old.status });
+    expect(res.body.deliveries.map((d: { id: number }) => d.id).sort()).toEqual([ids[1], ids[2], ids[3]].sort());
+    expect(res.body.previous_deliveries).toEqual([ids[0]]);
+    const replaced = await co.api("GET", `/route/${old.id}`);
+    expect(replaced.body).toMatchObject({ status: 6, replaced_by: res.body.id });
+    expect((await co.api("GET", `/delivery/${ids[0]}`)).body).toMatchObject({ status: 0, route_id: null });
+    // The replaced route cannot be updated again.
+    expect((await co.api("PATCH", `/calcroute/update/timewindow/${old.id}`, { body: {} })).status).toBe(409);
+    expect((await co.api("PATCH", `/calcroute/update/timewindow/${res.body.id}`, { body: { del_deliveryids: [ids[0]] } })).body.fields).toBe("del_deliveryids");
+  });
+
+  it("refuses deliveries from another depot", async () => {
+    const co = await createCompany();
+    const ids = await berlinDeliveries(co, 2, "dep");
+    const route = (await co.api("POST", "/calcroute/optimized/timewindow?async=false", { body: { deliveryids: [ids[0]] } })).body.objects[0];
+    const elsewhere = await insertAddress(co.id, { lng: 11.57, lat: 48.14, city: "München" });
+    await co.api("PATCH", "/delivery", { body: { id: ids[1], supplierlocation_id: elsewhere } });
+    const res = await co.api("PATCH", `/calcroute/update/timewindow/${route.id}`, { body: { add_deliveryids: [ids[1]] } });
+    expect(res.status).toBe(422);
+    expect(res.body.fields).toBe("add_deliveryids");
+  });
+});

@@ -35,6 +35,20 @@ export interface RoutingParams {
   timeBudgetMs: number;
   /** Unix ms of the request: vehicles cannot leave before it. */
   requestedAt: number;
+  /** Set when the plan updates an existing route, which the new route replaces. */
+  replaces?: RouteReplacement;
+}
+
+/** The route an update replaces: the new one continues its status, driver and start. */
+export interface RouteReplacement {
+  routeId: number;
+  status: number;
+  driverId: number | null;
+  ast: string | null;
+  htmlcolor: string | null;
+  /** Deliveries taken off the route by the update (they return to the pool). */
+  released: number[];
+  previousDeliveries: number[];
 }
 
 export interface VehicleSpec {

@@ -7,10 +7,10 @@ import { processes, routes } from "../db/schema";
 import type { AppEnv, Db } from "../env";
 import { notFound, unprocessable, validationHook } from "../errors";
 import { normaliseTimeOfDay } from "../lib/time";
-import { BooleanQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
+import { BooleanQuery, IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { AddressInput } from "../services/address-input";
 import { RouteLineString, RouteSchema, presentRoutes } from "../services/route-records";
-import { type RoutingOutcome, runRouting, startRouting } from "../services/routing";
+import { type RoutingOutcome, runRouting, startRouting, updateRoute } from "../services/routing";
 import { companyStub } from "../services/live";
 import { vehicleInputShape } from "../services/vehicle-records";
 
@@ -84,6 +84,23 @@ const calcRoute = apiRoute({
   },
 });
 
+const updateRouteRoute = apiRoute({
+  method: "patch",
+  path: "/calcroute/update/timewindow/{route_id}",
+  tags: ["Route calculation"],
+  summary: "Recompute a route with deliveries added or removed",
+  description:
+    "Recomputes order and times from the route's unfinished deliveries plus `add_deliveryids` minus `del_deliveryids` (one tour, same start). " +
+    "Creates the new route (`replaces` = old id, same status, driver and `ast`); the old one becomes `route_replaced` with `replaced_by`. " +
+    "Removed deliveries return to the pool (status `none`); delivered and cancelled ones are untouched. New deliveries must start from the route's depot (422). " +
+    "When the deliveries no longer fit into one tour, nothing changes (422 listing them).",
+  request: {
+    params: IdParam("route_id"),
+    body: jsonBody(z.object({ add_deliveryids: z.array(z.number().int().positive()).max(1000).default([]), del_deliveryids: z.array(z.number().int().positive()).max(1000).default([]) })),
+  },
+  responses: { 200: jsonResponse(RouteWithLine, "The new route") },
+});
+
 const ProcessParams = z.object({ process_id: z.string().uuid().openapi({ param: { name: "process_id", in: "path" } }) });
 const ResponseData = z.object({ response_data: z.string().optional().openapi({ description: "`base` or `all` answer the routes of a finished process" }) });
 
@@ -150,6 +167,15 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     const outcome = await runRouting(c.env, db, company.id, processId, `sync:${processId}`);
     if (outcome && !outcome.ok) failure(outcome);
     return c.json(await processRoutes(db, company.id, processId, query.response_data === "all"), 200);
+  })
+  .openapi(updateRouteRoute, async (c) => {
+    const db = c.get("db");
+    const company = c.get("company");
+    const { add_deliveryids, del_deliveryids } = c.req.valid("json");
+    const { processId, outcome } = await updateRoute(c.env, db, company, c.get("user").id, c.req.valid("param").route_id, add_deliveryids, del_deliveryids);
+    if (outcome && !outcome.ok) failure(outcome);
+    const result = await processRoutes(db, company.id, processId, true);
+    return c.json(result.objects[0], 200);
   })
   .openapi(processStatus, async (c) => {
     const cid = c.get("company").id;

@@ -4,14 +4,14 @@
  * shared by the synchronous path and the routing queue consumer.
  */
 import booleanPointInPolygon from "@turf/boolean-point-in-polygon";
-import { and, asc, eq, gt, inArray, lte, sql } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, lte, or, sql } from "drizzle-orm";
 import { type Solution, type VehicleClassId, solve } from "../../solver";
 import type { ProcessState } from "../../durable/company";
 import { addresses, deliveries, driverAvailabilities, processes, routes, tourAreas, users, vehicles } from "../db/schema";
 import { DeliveryStatus, OPEN_DELIVERY_STATUSES, RouteStatus, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
-import { type PlannedDelivery, type RoutingParams, type VehicleSpec, buildProblem, planRoutes, planningOrigin } from "../domain/routing-plan";
+import { type PlannedDelivery, type RouteReplacement, type RoutingParams, type VehicleSpec, buildProblem, planRoutes, planningOrigin } from "../domain/routing-plan";
 import type { Company, Db, Env } from "../env";
-import { ApiError, conflict, unprocessable } from "../errors";
+import { ApiError, conflict, notFound, unprocessable } from "../errors";
 import { normaliseDateTime, nowIso } from "../lib/time";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
 import { companyStub, publish } from "./live";
@@ -127,7 +127,16 @@ async function importDeliveries(env: Env, db: Db, company: Company, depotId: num
  * Validates a routing request against the company's data and registers the
  * process: answers its id and the parameters the job will run with.
  */
-export async function startRouting(env: Env, db: Db, company: Company, userId: number, body: RoutingRequest, options: RoutingOptions, mode: "async" | "sync") {
+export async function startRouting(
+  env: Env,
+  db: Db,
+  company: Company,
+  userId: number,
+  body: RoutingRequest,
+  options: RoutingOptions,
+  mode: "async" | "sync",
+  replaces?: RouteReplacement,
+) {
   if (!body.deliveryids?.length && !body.deliverydata?.length) throw unprocessable("Give deliveryids or deliverydata", "deliveryids,deliverydata");
 
   // Start of all tours.
@@ -160,7 +169,10 @@ export async function startRouting(env: Env, db: Db, company: Company, userId: n
     const found = new Map(rows.map((r) => [r.id, r]));
     const missing = deliveryIds.filter((id) => !found.has(id));
     if (missing.length) throw unprocessable(`Unknown deliveries: ${missing.join(", ")}`, "deliveryids");
-    const busy = rows.filter((r) => !OPEN_DELIVERY_STATUSES.includes(r.status) || (r.routeStatus !== null && UNFINISHED_ROUTE_STATUSES.includes(r.routeStatus)));
+    const onReplacedRoute = (r: (typeof rows)[number]) => replaces !== undefined && r.route_id === replaces.routeId && r.status === DeliveryStatus.routed;
+    const busy = rows.filter(
+      (r) => !onReplacedRoute(r) && (!OPEN_DELIVERY_STATUSES.includes(r.status) || (r.routeStatus !== null && UNFINISHED_ROUTE_STATUSES.includes(r.routeStatus))),
+    );
     if (busy.length) throw conflict(`Deliveries not open for routing: ${busy.map((r) => r.id).join(", ")}`, "deliveryids");
     const unplaced = rows.filter((r) => r.location === null || r.lng === null);
     if (unplaced.length) throw unprocessable(`Deliveries without a located address: ${unplaced.map((r) => r.id).join(", ")}`, "deliveryids");
@@ -226,6 +238,7 @@ export async function startRouting(env: Env, db: Db, company: Company, userId: n
     areaDrivers,
     timeBudgetMs: budgetMs(env, mode),
     requestedAt: Date.now(),
+    replaces,
   };
 
   const processId = crypto.randomUUID();
@@ -326,6 +339,11 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
 
     const plan = planRoutes(params, planned, solution, origin);
     const routeId = (customId: string) => sql`(select ${routes.id} from ${routes} where ${routes.company_id} = ${companyId} and ${routes.process_id} = ${processId} and ${routes.custom_id} = ${customId})`;
+    const replaced = params.replaces;
+    // Deliveries may be taken from the pool, or (on update) from the route being replaced.
+    const takeable = replaced
+      ? or(inArray(deliveries.status, [...OPEN_DELIVERY_STATUSES]), and(eq(deliveries.status, DeliveryStatus.routed), eq(deliveries.route_id, replaced.routeId)))
+      : inArray(deliveries.status, [...OPEN_DELIVERY_STATUSES]);
     const statements = plan.flatMap((r) => [
       db.insert(routes).values({
         company_id: companyId,
@@ -333,12 +351,22 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
         custom_id: r.custom_id,
         driver_id: r.driver_id,
         status: r.status,
+        ...(replaced
+          ? {
+              status: replaced.status,
+              driver_id: replaced.driverId,
+              ast: replaced.ast,
+              htmlcolor: replaced.htmlcolor ?? r.htmlcolor,
+              replaces: replaced.routeId,
+              previous_deliveries: [...replaced.previousDeliveries, ...replaced.released],
+            }
+          : {}),
         distance: r.distance,
         gross_duration: r.gross_duration,
         net_duration: r.net_duration,
         tst_from: r.tst_from,
         tst_to: r.tst_to,
-        htmlcolor: r.htmlcolor,
+        htmlcolor: replaced?.htmlcolor ?? r.htmlcolor,
         areatext: r.areatext,
         routestring: r.routestring,
         routebase_address_id: params.depot.addressId,
@@ -347,8 +375,20 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
         db
           .update(deliveries)
           .set({ ...schedule, route_id: routeId(r.custom_id), status: DeliveryStatus.routed })
-          .where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, delivery_id), inArray(deliveries.status, [...OPEN_DELIVERY_STATUSES]))),
+          .where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, delivery_id), takeable)),
       ),
+      ...(replaced
+        ? [
+            db
+              .update(deliveries)
+              .set({ status: DeliveryStatus.none, route_id: null, orderindex: null, tdt_from: null, tdt_to: null, eta_from: null, eta_to: null })
+              .where(and(eq(deliveries.company_id, companyId), eq(deliveries.route_id, replaced.routeId), eq(deliveries.status, DeliveryStatus.routed))),
+            db
+              .update(routes)
+              .set({ status: RouteStatus.route_replaced, replaced_by: routeId(r.custom_id) })
+              .where(and(eq(routes.company_id, companyId), eq(routes.id, replaced.routeId))),
+          ]
+        : []),
     ]);
     await db.batch(statements as unknown as [(typeof statements)[number]]);
     const written = await db
@@ -366,4 +406,66 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
     await fail(`Routing failed: ${message}`);
     return { ok: false, error: message };
   }
+}
+
+/**
+ * PATCH /calcroute/update/timewindow: recomputes a route from its unfinished
+ * deliveries plus `add` minus `del`. The new route replaces the old one
+ * (status `route_replaced`, `replaced_by`), continuing its status, driver and
+ * start; delivered and cancelled deliveries stay as they are.
+ */
+export async function updateRoute(env: Env, db: Db, company: Company, userId: number, routeIdToUpdate: number, add: number[], del: number[]) {
+  const [route] = await db.select().from(routes).where(and(eq(routes.company_id, company.id), eq(routes.id, routeIdToUpdate)));
+  if (!route) throw notFound("Route");
+  if (!UNFINISHED_ROUTE_STATUSES.includes(route.status)) throw conflict(`Route ${route.id} has status ${route.status} and cannot be updated`, "route_id");
+  const onRoute = await db
+    .select({ id: deliveries.id })
+    .from(deliveries)
+    .where(and(eq(deliveries.company_id, company.id), eq(deliveries.route_id, route.id), eq(deliveries.status, DeliveryStatus.routed)))
+    .orderBy(asc(deliveries.orderindex));
+  const current = new Set(onRoute.map((d) => d.id));
+  const notOnRoute = del.filter((id) => !current.has(id));
+  if (notOnRoute.length) throw unprocessable(`Not unfinished deliveries of route ${route.id}: ${notOnRoute.join(", ")}`, "del_deliveryids");
+
+  if (add.length) {
+    // New deliveries must start from the route's depot.
+    const [base] = route.routebase_address_id
+      ? await db.select().from(addresses).where(and(eq(addresses.company_id, company.id), eq(addresses.id, route.routebase_address_id)))
+      : [];
+    const added = await db
+      .select({ id: deliveries.id, lng: addresses.lng, lat: addresses.lat, supplier: deliveries.supplierlocation_id })
+      .from(deliveries)
+      .leftJoin(addresses, eq(addresses.id, deliveries.supplierlocation_id))
+      .where(and(eq(deliveries.company_id, company.id), inArray(deliveries.id, add)));
+    const sameDepot = (d: (typeof added)[number]) =>
+      d.supplier === route.routebase_address_id || (base && d.lng !== null && d.lat !== null && Math.abs(d.lng - base.lng!) < 1e-5 && Math.abs(d.lat - base.lat!) < 1e-5);
+    const elsewhere = added.filter((d) => !sameDepot(d));
+    if (elsewhere.length) throw unprocessable(`Deliveries starting from another depot: ${elsewhere.map((d) => d.id).join(", ")}`, "add_deliveryids");
+  }
+
+  const removed = new Set(del);
+  const deliveryids = [...[...current].filter((id) => !removed.has(id)), ...add.filter((id) => !current.has(id))];
+  if (!deliveryids.length) throw unprocessable("The updated route would have no deliveries; cancel it instead", "del_deliveryids");
+  if (route.routebase_address_id === null) throw unprocessable(`Route ${route.id} has no start address`, "route_id");
+
+  const { processId } = await startRouting(
+    env,
+    db,
+    company,
+    userId,
+    { deliveryids, startaddress_id: route.routebase_address_id },
+    { truck: false, roundtrip: true, traffic: false, cancelroutes: false, num_vehicles: 1, assign_drivers: false, usearea: false, nameprefix: route.custom_id ?? undefined },
+    "sync",
+    {
+      routeId: route.id,
+      status: route.status,
+      driverId: route.driver_id,
+      ast: route.ast,
+      htmlcolor: route.htmlcolor,
+      released: del,
+      previousDeliveries: route.previous_deliveries,
+    },
+  );
+  const outcome = await runRouting(env, db, company.id, processId, `update:${processId}`);
+  return { processId, outcome };
 }
