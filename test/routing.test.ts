@@ -122,7 +122,7 @@ describe("route calculation", () => {
     // At-least-once delivery: the same job again writes no second set of routes.
     const batch = createMessageBatch("dispatch-routing", [{ id: "redelivered-1", timestamp: new Date(), attempts: 2, body: { processId: pid, companyId: co.id } }]);
     const ctx = createExecutionContext();
-    await worker.queue(batch, env, ctx);
+    await worker.queue(batch, env);
     const result = await getQueueResult(batch, ctx);
     expect(result.explicitAcks).toEqual(["redelivered-1"]);
     const after = await co.api("GET", `/process/status/${pid}/final?response_data=base`);
@@ -214,5 +214,25 @@ describe("route update", () => {
     const res = await co.api("PATCH", `/calcroute/update/timewindow/${route.id}`, { body: { add_deliveryids: [ids[1]] } });
     expect(res.status).toBe(422);
     expect(res.body.fields).toBe("add_deliveryids");
+  });
+});
+
+describe("routing variants", () => {
+  it("offers the fewest tours and real alternatives with their figures, storing nothing", async () => {
+    const co = await createCompany();
+    const ids = await berlinDeliveries(co, 12, "var");
+    const res = await co.api("POST", "/routingvariants", { body: { deliveryids: ids } });
+    expect(res.status, res.text).toBe(200);
+    const [main] = res.body.mainvariant;
+    expect(main.name).toBe("fewest_tours");
+    expect(main.unassigned).toEqual([]);
+    expect(main.sequences.flat().sort((a: number, b: number) => a - b)).toEqual([...ids].sort((a, b) => a - b));
+    expect(res.body.variants.map((v: { name: string }) => v.name)).toEqual(["shorter_days", "one_more_tour"]);
+    const shorter = res.body.variants[0];
+    if (shorter.unassigned.length === 0) expect(shorter.longest_tour).toBeLessThanOrEqual(Math.round(main.longest_tour * 0.8) + 1);
+    const more = res.body.variants[1];
+    expect(more.tours).toBeGreaterThanOrEqual(main.tours);
+    expect((await co.api("GET", "/route")).body.num_results).toBe(0);
+    expect((await co.api("GET", `/delivery/${ids[0]}`)).body.status).toBe(0);
   });
 });

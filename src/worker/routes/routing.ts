@@ -10,7 +10,7 @@ import { normaliseTimeOfDay } from "../lib/time";
 import { BooleanQuery, IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { AddressInput } from "../services/address-input";
 import { RouteLineString, RouteSchema, presentRoutes } from "../services/route-records";
-import { type RoutingOutcome, runRouting, startRouting, updateRoute } from "../services/routing";
+import { type RoutingOutcome, routingVariants, runRouting, startRouting, updateRoute } from "../services/routing";
 import { companyStub } from "../services/live";
 import { vehicleInputShape } from "../services/vehicle-records";
 
@@ -101,6 +101,32 @@ const updateRouteRoute = apiRoute({
   responses: { 200: jsonResponse(RouteWithLine, "The new route") },
 });
 
+const Variant = z
+  .object({
+    name: z.enum(["fewest_tours", "shorter_days", "one_more_tour"]),
+    description: z.string(),
+    tours: z.number().int(),
+    distance: z.number().int().openapi({ description: "Metres" }),
+    duration: z.number().int().openapi({ description: "Seconds, all tours together" }),
+    longest_tour: z.number().int().openapi({ description: "Seconds" }),
+    waiting: z.number().int().openapi({ description: "Seconds" }),
+    unassigned: z.array(z.number().int()),
+    sequences: z.array(z.array(z.number().int())).openapi({ description: "Delivery ids per tour in driving order" }),
+  })
+  .openapi("RoutingVariant");
+
+const variantsRoute = apiRoute({
+  method: "post",
+  path: "/routingvariants",
+  tags: ["Route calculation"],
+  summary: "Alternative plans for a set of deliveries",
+  description:
+    "Computes, without storing anything: `mainvariant` (one element: the fewest tours, then least cost — what routing would do) and `variants`: " +
+    "`shorter_days` (days capped at 80 % of the main variant's longest tour) and `one_more_tour` (one more tour, days balanced). Each with its figures.",
+  request: { body: jsonBody(z.object({ deliveryids: z.array(z.number().int().positive()).min(1).max(2000) })) },
+  responses: { 200: jsonResponse(z.object({ mainvariant: z.array(Variant), variants: z.array(Variant) }), "The variants") },
+});
+
 const ProcessParams = z.object({ process_id: z.string().uuid().openapi({ param: { name: "process_id", in: "path" } }) });
 const ResponseData = z.object({ response_data: z.string().optional().openapi({ description: "`base` or `all` answer the routes of a finished process" }) });
 
@@ -176,6 +202,10 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     if (outcome && !outcome.ok) failure(outcome);
     const result = await processRoutes(db, company.id, processId, true);
     return c.json(result.objects[0], 200);
+  })
+  .openapi(variantsRoute, async (c) => {
+    const result = await routingVariants(c.env, c.get("db"), c.get("company"), c.req.valid("json").deliveryids);
+    return c.json(result, 200);
   })
   .openapi(processStatus, async (c) => {
     const cid = c.get("company").id;

@@ -137,6 +137,26 @@ export async function startRouting(
   mode: "async" | "sync",
   replaces?: RouteReplacement,
 ) {
+  const { params, imported } = await prepareRouting(env, db, company, body, options, mode, replaces);
+  const processId = crypto.randomUUID();
+  await db.insert(processes).values({ id: processId, company_id: company.id, kind: "routing", params, created_by: userId });
+  await companyStub(env, company.id).createProcess(processId, initialProcess(imported));
+  return { processId, params };
+}
+
+/**
+ * The parameters of a routing request, checked against the company's data:
+ * start, deliveries (imported from `deliverydata` when given), fleet, drivers.
+ */
+async function prepareRouting(
+  env: Env,
+  db: Db,
+  company: Company,
+  body: RoutingRequest,
+  options: RoutingOptions,
+  mode: "async" | "sync",
+  replaces?: RouteReplacement,
+): Promise<{ params: RoutingParams; imported: boolean }> {
   if (!body.deliveryids?.length && !body.deliverydata?.length) throw unprocessable("Give deliveryids or deliverydata", "deliveryids,deliverydata");
 
   // Start of all tours.
@@ -240,11 +260,7 @@ export async function startRouting(
     requestedAt: Date.now(),
     replaces,
   };
-
-  const processId = crypto.randomUUID();
-  await db.insert(processes).values({ id: processId, company_id: company.id, kind: "routing", params, created_by: userId });
-  await companyStub(env, company.id).createProcess(processId, initialProcess(imported));
-  return { processId, params };
+  return { params, imported };
 }
 
 /** Delivery rows with their locations and tour areas, as the plan needs them. */
@@ -468,4 +484,60 @@ export async function updateRoute(env: Env, db: Db, company: Company, userId: nu
   );
   const outcome = await runRouting(env, db, company.id, processId, `update:${processId}`);
   return { processId, outcome };
+}
+
+export interface RoutingVariant {
+  name: "fewest_tours" | "shorter_days" | "one_more_tour";
+  description: string;
+  tours: number;
+  /** Metres. */
+  distance: number;
+  /** Seconds, all tours together and the longest one. */
+  duration: number;
+  longest_tour: number;
+  waiting: number;
+  unassigned: number[];
+  /** Delivery ids per tour, in driving order. */
+  sequences: number[][];
+}
+
+/**
+ * POST /routingvariants: alternatives for the same deliveries, computed
+ * without writing anything: the fewest tours (main variant), the same with
+ * working days capped at 80 % of the main variant's longest tour, and one
+ * more tour than the main variant with days balanced across all tours.
+ */
+export async function routingVariants(env: Env, db: Db, company: Company, deliveryids: number[]) {
+  const defaults: RoutingOptions = { truck: false, roundtrip: true, traffic: false, cancelroutes: false, assign_drivers: false, usearea: false };
+  const { params } = await prepareRouting(env, db, company, { deliveryids }, defaults, "sync");
+  const planned = await loadPlannedDeliveries(db, company.id, params);
+  const origin = planningOrigin(params, planned);
+  const budget = Math.max(200, Math.floor(params.timeBudgetMs / 3));
+
+  const run = async (name: RoutingVariant["name"], description: string, maxTourDuration?: number, numVehicles = params.numVehicles): Promise<RoutingVariant> => {
+    const problem = buildProblem({ ...params, numVehicles }, planned, origin);
+    if (maxTourDuration) for (const v of problem.vehicles ?? []) v.maxTourDuration = Math.min(v.maxTourDuration ?? Infinity, maxTourDuration);
+    const solution = await solve(problem, { timeLimitMs: budget, seed: 1 });
+    const tours = solution.tours.filter((t) => t.stops.length);
+    return {
+      name,
+      description,
+      tours: tours.length,
+      distance: Math.round(solution.summary.distance),
+      duration: Math.round(solution.summary.duration),
+      longest_tour: Math.round(Math.max(0, ...tours.map((t) => t.duration))),
+      waiting: Math.round(solution.summary.waiting),
+      unassigned: solution.unassigned.map((u) => Number(u.jobId)),
+      sequences: tours.map((t) => t.stops.map((s) => Number(s.jobId))),
+    };
+  };
+
+  const main = await run("fewest_tours", "Fewest tours, then least cost (the plan routing would compute)");
+  const variants: RoutingVariant[] = [];
+  if (main.tours > 0) {
+    variants.push(await run("shorter_days", "Working days capped at 80 % of the main variant's longest tour", Math.round(main.longest_tour * 0.8)));
+    const balanced = Math.round((main.duration / (main.tours + 1)) * 1.15);
+    variants.push(await run("one_more_tour", "One more tour than the main variant, days balanced across all tours", Math.max(balanced, 1), main.tours + 1));
+  }
+  return { mainvariant: [main], variants };
 }
