@@ -119,6 +119,10 @@ describe("HttpGeocoder (nominatim)", () => {
       expect(r?.source).toBe("gazetteer");
       expect(r?.city).toBe("Hamburg");
     }
+    // nothing to look up: no request at all
+    const idle = fakeFetch(() => NOMINATIM_HIT);
+    expect(await new HttpGeocoder({ baseUrl: "https://geo.example", fetch: idle.fn, fallback }).geocode({ housenumber: "7", country: "DE" })).toBeNull();
+    expect(idle.calls).toHaveLength(0);
     // without fallback: null
     const f = fakeFetch(() => new Response("", { status: 500 }));
     expect(await new HttpGeocoder({ baseUrl: "https://geo.example", fetch: f.fn }).geocode({ city: "Berlin" })).toBeNull();

@@ -63,6 +63,7 @@ export class HttpGeocoder implements Geocoder {
 
   async geocode(input: GeocodeQuery): Promise<GeocodeResult | null> {
     const query = { ...input, ...splitPostalcodeCity(input.postalcode, input.city) };
+    if (!query.street?.trim() && !query.postalcode && !query.city) return null;
     const country = query.country ? toCountryCode(query.country) : null;
     const key = geocodeCacheKey(this.kind, query, country);
     const cached = await this.cacheGet(key);
