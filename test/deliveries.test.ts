@@ -126,4 +126,16 @@ describe("deliveries", () => {
     expect(del.body).toEqual({ num_deleted: 0 });
     expect((await co.api("GET", `/delivery/${mine.id}`)).status).toBe(200);
   });
+
+  it("answers a full page of 100 deliveries with 101 distinct addresses (more than D1's 100 bound parameters)", async () => {
+    const big = await createCompany();
+    for (let i = 0; i < 100; i++) {
+      const address = await insertAddress(big.id, { lng: 13.3 + i * 0.001, lat: 52.5 });
+      expect((await big.api("POST", "/delivery", { body: { deliverylocation_id: address } })).status).toBe(201);
+    }
+    const page = await big.api("GET", "/delivery?results_per_page=100");
+    expect(page.status, page.text).toBe(200);
+    expect(page.body.objects).toHaveLength(100);
+    expect(new Set(page.body.objects.map((d: { address: { id: number } }) => d.address.id)).size).toBe(100);
+  });
 });

@@ -1,6 +1,6 @@
 /** Deliveries and the lookup lists of delivery states, types and codes. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { listObjects } from "../db/list";
 import { deliveries, routes } from "../db/schema";
 import { DELIVERY_CODES, DELIVERY_STATUSES, DELIVERY_TYPES, RouteStatus } from "../domain/states";
@@ -17,6 +17,7 @@ import {
   prepareDeliveryWrite,
   presentDeliveries,
 } from "../services/deliveries";
+import { inList } from "../db/sql";
 
 const DeliveryList = envelope(DeliverySchema, "DeliveryList");
 const Lookup = z.object({ id: z.number().int(), name: z.string() }).openapi("LookupValue");
@@ -155,7 +156,7 @@ export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     if (blocked) throw conflict(`Delivery ${blocked.id} is on a route that is on the way; nothing deleted`, "q");
     const deleted = await db.delete(deliveries).where(and(matched, sql`not ${onTheWay}`)).returning({ id: deliveries.id });
     // Deliveries referring to a deleted pickup lose the reference rather than pointing nowhere.
-    if (deleted.length) await db.update(deliveries).set({ pickup_ref_id: null }).where(and(eq(deliveries.company_id, cid), inArray(deliveries.pickup_ref_id, deleted.map((d) => d.id))));
+    if (deleted.length) await db.update(deliveries).set({ pickup_ref_id: null }).where(and(eq(deliveries.company_id, cid), inList(deliveries.pickup_ref_id, deleted.map((d) => d.id))));
     return c.json({ num_deleted: deleted.length }, 200);
   })
   .openapi(deliveryStatus, (c) => c.json(lookupList(DELIVERY_STATUSES), 200))

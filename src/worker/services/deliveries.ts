@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { addresses, deliveries, routes } from "../db/schema";
 import type { Company, Db } from "../env";
 import { conflict, unprocessable } from "../errors";
@@ -8,6 +8,7 @@ import { normaliseDateTime } from "../lib/time";
 import { DateTime, Point } from "../openapi";
 import { RouteStatus } from "../domain/states";
 import { AddressSchema, type AddressRow, pointOf, presentAddress } from "./addresses";
+import { inList } from "../db/sql";
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
 
@@ -83,7 +84,7 @@ export const deliveryFields: FieldMap = Object.fromEntries(
 /** Deliveries with their address records, loaded for the whole page in one query. */
 export async function presentDeliveries(db: Db, companyId: number, rows: DeliveryRow[]): Promise<DeliveryOut[]> {
   const ids = [...new Set(rows.flatMap((r) => [r.deliverylocation_id, r.supplierlocation_id]).filter((id): id is number => id !== null))];
-  const found = ids.length ? await db.select().from(addresses).where(and(eq(addresses.company_id, companyId), inArray(addresses.id, ids))) : [];
+  const found = ids.length ? await db.select().from(addresses).where(and(eq(addresses.company_id, companyId), inList(addresses.id, ids))) : [];
   const byId = new Map<number, AddressRow>(found.map((a) => [a.id, a]));
   return rows.map((r) => {
     const { company_id: _company, ...fields } = r;
@@ -130,7 +131,7 @@ export async function prepareDeliveryWrite(db: Db, company: Company, input: Deli
   const refs = (["deliverylocation_id", "supplierlocation_id"] as const).filter((f) => input[f] !== undefined);
   const refIds = refs.map((f) => input[f]!);
   const checks = await Promise.all([
-    refIds.length ? db.select({ id: addresses.id }).from(addresses).where(and(eq(addresses.company_id, company.id), inArray(addresses.id, refIds))) : [],
+    refIds.length ? db.select({ id: addresses.id }).from(addresses).where(and(eq(addresses.company_id, company.id), inList(addresses.id, refIds))) : [],
     input.pickup_ref_id ? db.select({ id: deliveries.id }).from(deliveries).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, input.pickup_ref_id))) : [],
   ]);
   const known = new Set(checks[0].map((a) => a.id));
@@ -147,7 +148,7 @@ export async function assertNotOnTheWay(db: Db, companyId: number, routeIds: (nu
   const [onTheWay] = await db
     .select({ id: routes.id })
     .from(routes)
-    .where(and(eq(routes.company_id, companyId), inArray(routes.id, ids), eq(routes.status, RouteStatus.ontheway)))
+    .where(and(eq(routes.company_id, companyId), inList(routes.id, ids), eq(routes.status, RouteStatus.ontheway)))
     .limit(1);
   if (onTheWay) throw conflict(`Delivery is on route ${onTheWay.id}, which is on the way`, "route_id");
 }

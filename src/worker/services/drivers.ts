@@ -17,6 +17,7 @@ import { driverActivationEmail, driverCreatedNotice } from "./messages";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
 import { PositionRecordSchema, latestPositions, presentPosition } from "./tracking-positions";
 import { prepareUser, type UserRow } from "./users";
+import { inList } from "../db/sql";
 
 /**
  * Driver status values (`GET /driverstatus`). The status is set by the
@@ -154,20 +155,13 @@ export async function presentDrivers(db: Db, companyId: number, rows: UserRow[],
   });
 }
 
-/** Windows of the drivers that end after `now`, by `fromtime` (D1 binds at most 100 parameters: ids in chunks). */
-async function openWindows(db: Db, companyId: number, ids: number[], now: string) {
-  const chunks = [];
-  for (let i = 0; i < ids.length; i += 90) chunks.push(ids.slice(i, i + 90));
-  const results = await Promise.all(
-    chunks.map((chunk) =>
-      db
-        .select()
-        .from(driverAvailabilities)
-        .where(and(eq(driverAvailabilities.company_id, companyId), inArray(driverAvailabilities.driver_id, chunk), gt(driverAvailabilities.totime, now)))
-        .orderBy(asc(driverAvailabilities.fromtime), asc(driverAvailabilities.id)),
-    ),
-  );
-  return results.flat();
+/** Windows of the drivers that end after `now`, by `fromtime`. */
+function openWindows(db: Db, companyId: number, ids: number[], now: string) {
+  return db
+    .select()
+    .from(driverAvailabilities)
+    .where(and(eq(driverAvailabilities.company_id, companyId), inList(driverAvailabilities.driver_id, ids), gt(driverAvailabilities.totime, now)))
+    .orderBy(asc(driverAvailabilities.fromtime), asc(driverAvailabilities.id));
 }
 
 /** The company's driver with this id, or 404. */
@@ -184,16 +178,11 @@ export async function loadDriver(db: Db, companyId: number, driverId: number): P
 export async function assertCompanyDrivers(db: Db, companyId: number, driverIds: number[], field = "driver_id") {
   const wanted = [...new Set(driverIds)];
   if (wanted.length === 0) return;
-  const found = new Set<number>();
-  // D1 binds at most 100 parameters per statement.
-  for (let i = 0; i < wanted.length; i += 90) {
-    const chunk = wanted.slice(i, i + 90);
-    const rows = await db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(driverScope(companyId), inArray(users.id, chunk)));
-    for (const r of rows) found.add(r.id);
-  }
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(driverScope(companyId), inList(users.id, wanted)));
+  const found = new Set(rows.map((r) => r.id));
   const missing = wanted.filter((id) => !found.has(id));
   if (missing.length) throw unprocessable(`No driver with id ${missing.join(", ")} in this company`, field);
 }

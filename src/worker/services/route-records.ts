@@ -8,13 +8,14 @@
  * page of routes and issues one query per related table, never one per route.
  */
 import { z } from "@hono/zod-openapi";
-import { type SQL, and, asc, eq, inArray, sql } from "drizzle-orm";
+import { type SQL, and, asc, eq, sql } from "drizzle-orm";
 import { addresses, deliveries, routes } from "../db/schema";
 import type { Db } from "../env";
 import type { FieldMap } from "../lib/filters";
 import { DateTime } from "../openapi";
 import { AddressSchema, type AddressRow, presentAddress } from "./addresses";
 import { DeliverySchema, type DeliveryRow, deliveryFields, presentDeliveries } from "./deliveries";
+import { inList } from "../db/sql";
 
 export type RouteRow = typeof routes.$inferSelect;
 
@@ -137,7 +138,7 @@ export async function loadRouteDeliveries(db: Db, companyId: number, routeIds: n
   return db
     .select()
     .from(deliveries)
-    .where(and(eq(deliveries.company_id, companyId), inArray(deliveries.route_id, routeIds)))
+    .where(and(eq(deliveries.company_id, companyId), inList(deliveries.route_id, routeIds)))
     .orderBy(...drivingOrder);
 }
 
@@ -147,7 +148,7 @@ export async function presentRoutes(db: Db, companyId: number, rows: RouteRow[])
   const baseIds = [...new Set(rows.map((r) => r.routebase_address_id).filter((id): id is number => id !== null))];
   const [deliveryRows, baseRows] = await Promise.all([
     loadRouteDeliveries(db, companyId, rows.map((r) => r.id)),
-    baseIds.length ? db.select().from(addresses).where(and(eq(addresses.company_id, companyId), inArray(addresses.id, baseIds))) : Promise.resolve([] as AddressRow[]),
+    baseIds.length ? db.select().from(addresses).where(and(eq(addresses.company_id, companyId), inList(addresses.id, baseIds))) : Promise.resolve([] as AddressRow[]),
   ]);
   const presented = await presentDeliveries(db, companyId, deliveryRows);
   const byRoute = groupByRoute(presented);
@@ -176,7 +177,7 @@ export async function presentRouteMetadata(db: Db, companyId: number, rows: Rout
   const links = await db
     .select({ id: deliveries.id, route_id: deliveries.route_id })
     .from(deliveries)
-    .where(and(eq(deliveries.company_id, companyId), inArray(deliveries.route_id, rows.map((r) => r.id))))
+    .where(and(eq(deliveries.company_id, companyId), inList(deliveries.route_id, rows.map((r) => r.id))))
     .orderBy(...drivingOrder);
   const byRoute = groupByRoute(links);
   return rows.map((r) => {

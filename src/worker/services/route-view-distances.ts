@@ -7,13 +7,14 @@
  * The deprecated delivery field `distances` is not used.
  */
 import { z } from "@hono/zod-openapi";
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { CIRCUITY_FACTOR } from "../../solver/matrix";
 import { addresses } from "../db/schema";
 import type { Db } from "../env";
 import { haversineMeters } from "../geo/distance";
 import type { DeliveryRow } from "./deliveries";
 import { type RouteRow, loadRouteDeliveries } from "./route-records";
+import { inList } from "../db/sql";
 
 export const RouteDeliveryDistanceSchema = z
   .object({
@@ -59,7 +60,7 @@ export async function routeDeliveryDistances(db: Db, companyId: number, route: R
     ? await db
         .select({ id: addresses.id, lng: addresses.lng, lat: addresses.lat })
         .from(addresses)
-        .where(and(eq(addresses.company_id, companyId), inArray(addresses.id, addressIds)))
+        .where(and(eq(addresses.company_id, companyId), inList(addresses.id, addressIds)))
     : [];
   const coords = new Map<number, Coord>();
   for (const a of found) if (a.lng !== null && a.lat !== null) coords.set(a.id, { lng: a.lng, lat: a.lat });

@@ -16,6 +16,7 @@ import { normaliseDateTime, nowIso } from "../lib/time";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
 import { companyStub, publish } from "./live";
 import { prepareVehicle } from "./vehicle-records";
+import { inList } from "../db/sql";
 
 export interface RoutingRequest {
   deliveryids?: number[];
@@ -185,7 +186,7 @@ async function prepareRouting(
       .from(deliveries)
       .leftJoin(routes, eq(routes.id, deliveries.route_id))
       .leftJoin(addresses, eq(addresses.id, deliveries.deliverylocation_id))
-      .where(and(eq(deliveries.company_id, company.id), inArray(deliveries.id, deliveryIds)));
+      .where(and(eq(deliveries.company_id, company.id), inList(deliveries.id, deliveryIds)));
     const found = new Map(rows.map((r) => [r.id, r]));
     const missing = deliveryIds.filter((id) => !found.has(id));
     if (missing.length) throw unprocessable(`Unknown deliveries: ${missing.join(", ")}`, "deliveryids");
@@ -281,7 +282,7 @@ async function loadPlannedDeliveries(db: Db, companyId: number, params: RoutingP
     })
     .from(deliveries)
     .innerJoin(addresses, eq(addresses.id, deliveries.deliverylocation_id))
-    .where(and(eq(deliveries.company_id, companyId), inArray(deliveries.id, params.deliveryIds)));
+    .where(and(eq(deliveries.company_id, companyId), inList(deliveries.id, params.deliveryIds)));
   const byId = new Map(rows.map((r) => [r.id, r]));
   // Keep the request's order (fix_order relies on it); skip deliveries deleted meanwhile.
   const planned = params.deliveryIds.flatMap((id) => {
@@ -452,7 +453,7 @@ export async function updateRoute(env: Env, db: Db, company: Company, userId: nu
       .select({ id: deliveries.id, lng: addresses.lng, lat: addresses.lat, supplier: deliveries.supplierlocation_id })
       .from(deliveries)
       .leftJoin(addresses, eq(addresses.id, deliveries.supplierlocation_id))
-      .where(and(eq(deliveries.company_id, company.id), inArray(deliveries.id, add)));
+      .where(and(eq(deliveries.company_id, company.id), inList(deliveries.id, add)));
     const sameDepot = (d: (typeof added)[number]) =>
       d.supplier === route.routebase_address_id || (base && d.lng !== null && d.lat !== null && Math.abs(d.lng - base.lng!) < 1e-5 && Math.abs(d.lat - base.lat!) < 1e-5);
     const elsewhere = added.filter((d) => !sameDepot(d));

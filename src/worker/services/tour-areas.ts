@@ -22,6 +22,7 @@ import { conflict, notFound, unprocessable } from "../errors";
 import { parseAreaGeometry, unionPostalAreas } from "../geo";
 import type { FieldMap } from "../lib/filters";
 import { AreaGeometrySchema, MultiPolygonGeometry, asMultiPolygon, validateAreaGeometry } from "./area-geometry";
+import { inList } from "../db/sql";
 
 export interface AreaCtx {
   db: Db;
@@ -96,7 +97,7 @@ export async function tourAreaIdsOf(ctx: AreaCtx, gids: readonly number[]): Prom
   const members = await ctx.db
     .select({ gid: tourAreaMembers.postal_area_gid, area_id: tourAreaMembers.tourarea_id })
     .from(tourAreaMembers)
-    .where(and(eq(tourAreaMembers.company_id, ctx.companyId), sql`${tourAreaMembers.postal_area_gid} in (select value from json_each(${jsonList(gids)}))`));
+    .where(and(eq(tourAreaMembers.company_id, ctx.companyId), inList(tourAreaMembers.postal_area_gid, gids)));
   return new Map(members.map((m) => [m.gid, m.area_id]));
 }
 
@@ -214,7 +215,7 @@ export async function resolvePlzList(ctx: AreaCtx, plzList: readonly string[], f
     ? await ctx.db
         .select({ gid: postalAreas.gid, plz: postalAreas.plz, geom: postalAreas.geom })
         .from(postalAreas)
-        .where(sql`${postalAreas.plz} in (select value from json_each(${jsonList(codes)}))`)
+        .where(inList(postalAreas.plz, codes))
     : [];
   const found = new Set(rows.map((r) => r.plz));
   const unknown = codes.filter((c) => !found.has(c));
@@ -238,7 +239,7 @@ export async function resolveMemberRefs(ctx: AreaCtx, refs: readonly MemberRef[]
     ? await ctx.db
         .select({ gid: postalAreas.gid, plz: postalAreas.plz, geom: postalAreas.geom })
         .from(postalAreas)
-        .where(sql`${postalAreas.gid} in (select value from json_each(${jsonList(uniqueGids)}))`)
+        .where(inList(postalAreas.gid, uniqueGids))
     : [];
   const known = new Set(byGid.map((r) => r.gid));
   const unknown = uniqueGids.filter((g) => !known.has(g));
