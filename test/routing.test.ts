@@ -116,6 +116,9 @@ describe("route calculation", () => {
     expect(routes.body.num_results).toBeGreaterThan(0);
     const customIds = routes.body.objects.flatMap((r: { deliveries: { custom_id: string }[] }) => r.deliveries.map((d) => d.custom_id)).sort();
     expect(customIds).toEqual(["dd-1", "dd-2", "dd-3"]);
+    const dd1 = routes.body.objects.flatMap((r: { deliveries: unknown[] }) => r.deliveries).find((d: { custom_id: string }) => d.custom_id === "dd-1");
+    expect(dd1).toMatchObject({ pdt_from: tomorrowAt(8), pdt_to: tomorrowAt(12), els: 4, load: 2, status: 1, notify_customer: false });
+    expect(dd1.address).toMatchObject({ postalcode: "10115", city: "Berlin", country: "DE" });
     expect(routes.body.objects[0].routestring.type).toBe("LineString");
     expect(routes.body.objects[0].areatext).toContain("Berlin");
 

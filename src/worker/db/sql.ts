@@ -1,4 +1,5 @@
 import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
+import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 
 /**
  * `column IN (values)` with the whole list bound as ONE JSON parameter:
@@ -7,3 +8,15 @@ import { type SQL, type SQLWrapper, sql } from "drizzle-orm";
  */
 export const inList = (column: SQLWrapper, values: readonly (number | string)[]): SQL =>
   sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
+
+const dialect = new SQLiteSyncDialect();
+
+/**
+ * A D1 statement from a drizzle query builder or a `sql` template, for
+ * `D1Database.batch`: drizzle's own batch cannot carry raw SQL with
+ * parameters, and some writes (UPDATE … FROM json_each) need raw SQL.
+ */
+export function d1Statement(d1: D1Database, query: { toSQL(): { sql: string; params: unknown[] } } | SQL): D1PreparedStatement {
+  const { sql: text, params } = "toSQL" in query ? query.toSQL() : dialect.sqlToQuery(query);
+  return d1.prepare(text).bind(...params);
+}

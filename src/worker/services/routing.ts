@@ -16,7 +16,7 @@ import { normaliseDateTime, nowIso } from "../lib/time";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
 import { companyStub, publish } from "./live";
 import { prepareVehicle } from "./vehicle-records";
-import { inList } from "../db/sql";
+import { d1Statement, inList } from "../db/sql";
 
 export interface RoutingRequest {
   deliveryids?: number[];
@@ -107,21 +107,26 @@ async function importDeliveries(env: Env, db: Db, company: Company, depotId: num
     if (window[0] && window[1] && window[0] > window[1]) throw unprocessable("pdt_from must not be after pdt_to", `deliverydata.${i}.pdt_from,deliverydata.${i}.pdt_to`);
     resolved.push({ location, delivery: { custom_id, pdt_from: window[0], pdt_to: window[1], els, load, notes, final, deliverytype_id, notify_customer: !!(notify_customer_email || notify_customer_sms) } });
   }
-  // Each delivery refers to the address inserted just before it.
-  const statements = resolved.flatMap(({ location, delivery }) => [
-    db.insert(addresses).values({ ...location, company_id: company.id }),
-    db
-      .insert(deliveries)
-      .values({
-        ...delivery,
-        company_id: company.id,
-        supplierlocation_id: depotId,
-        deliverylocation_id: sql`(select max(${addresses.id}) from ${addresses} where ${addresses.company_id} = ${company.id})`,
-      })
-      .returning({ id: deliveries.id }),
+  // Two statements in one batch, rows as JSON parameters (D1 binds at most 100 values per statement).
+  // One INSERT … SELECT numbers its rows consecutively, so delivery k refers to the k-th new address.
+  const addressColumns = ["contactcompany", "customernr", "contactfirstname", "contactlastname", "street", "housenumber", "postalcode", "city", "district", "country", "email", "phonenr", "addresstype", "lng", "lat", "geocode_source"] as const;
+  const deliveryColumns = ["custom_id", "pdt_from", "pdt_to", "els", "load", "notes", "final", "deliverytype_id", "notify_customer"] as const;
+  const pick = (row: Record<string, unknown>, columns: readonly string[]) => columns.map((c) => row[c] ?? null);
+  const fields = (columns: readonly string[]) => sql.raw(columns.map((_, k) => `json_extract(value, '$[${k}]')`).join(", "));
+  const names = (columns: readonly string[]) => sql.raw(columns.map((c) => `"${c}"`).join(", "));
+  const addressRows = JSON.stringify(resolved.map((r) => pick(r.location as unknown as Record<string, unknown>, addressColumns)));
+  const deliveryRows = JSON.stringify(resolved.map((r) => pick({ ...r.delivery, final: r.delivery.final === null || r.delivery.final === undefined ? null : Number(r.delivery.final), notify_customer: Number(r.delivery.notify_customer) }, deliveryColumns)));
+  const n = resolved.length;
+  const [, inserted] = await env.DB.batch([
+    d1Statement(env.DB, sql`insert into ${addresses} ("company_id", ${names(addressColumns)}) select ${company.id}, ${fields(addressColumns)} from json_each(${addressRows}) order by key`),
+    d1Statement(
+      env.DB,
+      sql`insert into ${deliveries} ("company_id", "supplierlocation_id", "deliverylocation_id", ${names(deliveryColumns)})
+          select ${company.id}, ${depotId}, (select max(id) from ${addresses} where company_id = ${company.id}) - (${n} - 1 - key), ${fields(deliveryColumns)}
+          from json_each(${deliveryRows}) order by key returning id`,
+    ),
   ]);
-  const results = (await db.batch(statements as unknown as [typeof statements[number]])) as unknown[];
-  return results.filter((_, k) => k % 2 === 1).map((r) => (r as { id: number }[])[0].id);
+  return (inserted.results as { id: number }[]).map((r) => r.id).sort((a, b) => a - b);
 }
 
 /**
@@ -388,12 +393,20 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
         routestring: r.routestring,
         routebase_address_id: params.depot.addressId,
       }),
-      ...r.stops.map(({ delivery_id, ...schedule }) =>
-        db
-          .update(deliveries)
-          .set({ ...schedule, route_id: routeId(r.custom_id), status: DeliveryStatus.routed })
-          .where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, delivery_id), takeable)),
-      ),
+      // One statement per tour: the stops' schedule travels as one JSON parameter.
+      sql`
+        update ${deliveries} set
+          route_id = ${routeId(r.custom_id)}, status = ${DeliveryStatus.routed},
+          orderindex = s.orderindex, tdt_from = s.tdt_from, tdt_to = s.tdt_to, eta_from = s.eta_from, eta_to = s.eta_to,
+          tfp = s.tfp, waiting_time = s.waiting_time
+        from (
+          select json_extract(value, '$.delivery_id') as delivery_id, json_extract(value, '$.orderindex') as orderindex,
+            json_extract(value, '$.tdt_from') as tdt_from, json_extract(value, '$.tdt_to') as tdt_to,
+            json_extract(value, '$.eta_from') as eta_from, json_extract(value, '$.eta_to') as eta_to,
+            json_extract(value, '$.tfp') as tfp, json_extract(value, '$.waiting_time') as waiting_time
+          from json_each(${JSON.stringify(r.stops)})
+        ) as s
+        where ${deliveries.id} = s.delivery_id and ${deliveries.company_id} = ${companyId} and ${takeable}`,
       ...(replaced
         ? [
             db
@@ -407,7 +420,7 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
           ]
         : []),
     ]);
-    await db.batch(statements as unknown as [(typeof statements)[number]]);
+    await env.DB.batch(statements.map((q) => d1Statement(env.DB, q)));
     const written = await db
       .select({ id: routes.id, status: routes.status, driver_id: routes.driver_id })
       .from(routes)
