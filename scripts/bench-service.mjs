@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+/**
+ * End-to-end benchmarks through a local `wrangler dev` (fresh state in a
+ * temporary folder). Prints figures; asserts nothing.
+ *
+ *   npm run bench:routing [-- --sizes 200,1000]   async routing: request -> process `final` finished
+ *   npm run bench:api                             hot API paths: tracking batches, lists, search
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({ options: { mode: { type: "string", default: "routing" }, sizes: { type: "string", default: "200,1000" }, port: { type: "string", default: "8799" } } });
+const BASE = `http://127.0.0.1:${values.port}`;
+const state = mkdtempSync(join(tmpdir(), "dispatch-bench-"));
+const vars = ["--var", "JWT_SECRET:bench-secret-0123456789abcdef0123456789", "--var", "OPERATOR_TOKEN:bench-operator"];
+
+const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { stdio: "ignore", env: { ...process.env, CI: "true" } });
+if (migrate.status !== 0) throw new Error("migrations failed");
+const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", values.port, "--persist-to", state, ...vars], { stdio: "ignore", detached: true });
+const stop = () => {
+  try {
+    process.kill(-dev.pid, "SIGTERM");
+  } catch {
+    // already gone
+  }
+  rmSync(state, { recursive: true, force: true });
+};
+process.on("exit", stop);
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function call(method, path, { body, token, operator } = {}) {
+  const headers = { ...(body ? { "content-type": "application/json" } : {}), ...(token ? { authorization: `JWT ${token}` } : {}), ...(operator ? { authorization: "Bearer bench-operator" } : {}) };
+  const res = await fetch(`${BASE}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+for (let i = 0; ; i++) {
+  try {
+    if ((await fetch(`${BASE}/openapi.json`)).ok) break;
+  } catch {
+    if (i > 120) throw new Error("wrangler dev did not start");
+  }
+  await sleep(500);
+}
+
+let companies = 0;
+async function company() {
+  const slug = `bench-${++companies}`;
+  const email = `boss@${slug}.example`;
+  const created = await call("POST", "/_operator/companies", {
+    operator: true,
+    body: { slug, companyname: slug, depot: { city: "Berlin", lat: 52.5317, lng: 13.3849 }, dispatcher: { email, password: "bench password" } },
+  });
+  if (created.status !== 201) throw new Error(`company: ${created.status} ${JSON.stringify(created.body)}`);
+  const { body } = await call("POST", `/${slug}/auth`, { body: { email, password: "bench password" } });
+  return { slug, token: body.access_token };
+}
+
+/** A seeded scatter of deliveries over Berlin with two-hour windows tomorrow. */
+function deliveryData(n, seed = 11) {
+  let s = seed;
+  const rnd = () => (s = (s * 16807) % 2147483647) / 2147483647;
+  const day = new Date();
+  day.setUTCDate(day.getUTCDate() + 1);
+  const at = (h) => new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), h)).toISOString();
+  return Array.from({ length: n }, (_, i) => {
+    const start = 6 + Math.floor(rnd() * 10);
+    return { lat: 52.40 + rnd() * 0.25, lng: 13.15 + rnd() * 0.5, custom_id: `b-${i}`, pdt_from: at(start), pdt_to: at(start + 3), els: 3, load: 1 + Math.floor(rnd() * 3) };
+  });
+}
+
+const ms = (t) => `${Math.round(t)} ms`;
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+
+async function benchRouting() {
+  console.log("async routing through the local service (deliverydata import + solve + write); solver budget ROUTING_TIME_BUDGET_MS default 8000");
+  for (const n of values.sizes.split(",").map(Number)) {
+    const { slug, token } = await company();
+    const t0 = performance.now();
+    const started = await call("POST", `/${slug}/api/calcroute/optimized/timewindow?num_vehicles=${Math.ceil(n / 12)}`, { token, body: { deliverydata: deliveryData(n), vehcapacities: [40] } });
+    const accepted = performance.now() - t0;
+    if (started.status !== 202) throw new Error(`calcroute ${n}: ${started.status} ${JSON.stringify(started.body)}`);
+    let final;
+    for (;;) {
+      final = (await call("GET", `/${slug}/api/process/status/${started.body.process_id}/final`, { token })).body;
+      if (final.status === "finished" || final.status === "failed") break;
+      await sleep(250);
+    }
+    const total = performance.now() - t0;
+    if (final.status === "failed") console.log(`  failed: ${final.meta}`);
+    const routes = (await call("GET", `/${slug}/api/process/status/${started.body.process_id}?response_data=base`, { token })).body;
+    const distance = routes.objects?.reduce((a, r) => a + r.distance, 0) ?? 0;
+    console.log(`${String(n).padStart(5)} deliveries: accepted (202) after ${ms(accepted)}, final ${final.status} after ${ms(total)}; ${routes.num_results ?? 0} tours, ${(distance / 1000).toFixed(1)} km`);
+  }
+}
+
+async function benchApi() {
+  const { slug, token } = await company();
+  const driver = await call("POST", `/_operator/companies/${slug}/users`, { operator: true, body: { usertype: "driver", email: `d@${slug}.example`, password: "bench password" } });
+  const driverToken = (await call("POST", `/${slug}/auth`, { body: { email: `d@${slug}.example`, password: "bench password" } })).body.access_token;
+  const timed = async (label, times, fn) => {
+    const samples = [];
+    for (let i = 0; i < times; i++) {
+      const t = performance.now();
+      const res = await fn(i);
+      samples.push(performance.now() - t);
+      if (res.status >= 400) throw new Error(`${label}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    console.log(`${label.padEnd(44)} mean ${ms(mean(samples))}, p95 ${ms(pct(samples, 0.95))} (${times} requests)`);
+  };
+  await timed("POST /drivertracking, batch of 20 positions", 100, (i) =>
+    call("POST", `/${slug}/api/drivertracking`, {
+      token: driverToken,
+      body: Array.from({ length: 20 }, (_, k) => ({ driver_id: driver.body.id, timestamp: new Date(Date.now() - (100 - i) * 60_000 + k * 1000).toISOString(), position: { type: "Point", coordinates: [13.4 + k * 1e-4, 52.5] } })),
+    }),
+  );
+  await timed("POST /drivertracking, one position", 100, () =>
+    call("POST", `/${slug}/api/drivertracking`, { token: driverToken, body: { driver_id: driver.body.id, position: { type: "Point", coordinates: [13.41, 52.51] } } }),
+  );
+  await timed("POST /address (coordinates given)", 100, (i) => call("POST", `/${slug}/api/address`, { token, body: { contactcompany: `Firma ${i}`, contactlastname: `Muster${i}`, lat: 52.5, lng: 13.4 } }));
+  await timed("POST /address (geocoded, gazetteer)", 50, () => call("POST", `/${slug}/api/address`, { token, body: { postalcode: "10115", city: "Berlin" } }));
+  await timed("GET /searchaddress", 100, (i) => call("GET", `/${slug}/api/searchaddress?query=Firma%20${i}`, { token }));
+  await timed("GET /address (page of 100)", 50, () => call("GET", `/${slug}/api/address?results_per_page=100`, { token }));
+  await timed("GET /driverposition", 100, () => call("GET", `/${slug}/api/driverposition`, { token }));
+}
+
+try {
+  if (values.mode === "api") await benchApi();
+  else await benchRouting();
+} finally {
+  stop();
+  process.exit(0);
+}
