@@ -28,7 +28,7 @@ export type ProcessStatus = "waiting" | "running" | "finished" | "failed" | "ski
 export interface ProcessRecord {
   status: ProcessStatus;
   link: string;
-  vague_addresses: unknown[];
+  vague_addresses: Record<string, string | number | null>[];
   /** JSON text with at least `progress` (0..1), and `error` when failed. */
   meta: string;
 }
