@@ -103,4 +103,24 @@ describe("company coordinator (Durable Object)", () => {
     expect(messages.map((m) => [m.type, m.driver_id])).toEqual([["driverposition", me.id]]);
     ws.close(1000);
   });
+
+  it("dispatchers see delivery changes and cancelled routes", async () => {
+    const co = await createCompany();
+    const res = await exports.default.fetch(new Request(`${ORIGIN}/${co.slug}/api/ws?access_token=${co.dispatcher.token}`, { headers: { Upgrade: "websocket" } }));
+    const ws = res.webSocket!;
+    ws.accept();
+    const messages: Record<string, unknown>[] = [];
+    ws.addEventListener("message", (e) => messages.push(JSON.parse(e.data as string)));
+    const address = await insertAddress(co.id, { lng: 13.42, lat: 52.5 });
+    const [a, b] = [(await co.api("POST", "/delivery", { body: { deliverylocation_id: address } })).body, (await co.api("POST", "/delivery", { body: { deliverylocation_id: address } })).body];
+    await co.api("PATCH", "/delivery", { body: { id: a.id, status: 4 } });
+    const routed = await co.api("POST", "/calcroute/optimized/timewindow?async=false", { body: { deliveryids: [b.id] } });
+    const routeId = routed.body.objects[0].id;
+    await co.api("POST", "/calcroute/optimized/timewindow?async=false&cancelroutes=true", { body: { deliveryids: [b.id] } });
+    await new Promise((r) => setTimeout(r, 150));
+    expect(messages).toContainEqual({ type: "delivery", id: a.id, status: 4, route_id: null });
+    expect(messages).toContainEqual({ type: "route", id: routeId, status: 0, driver_id: null });
+    expect(messages).toContainEqual({ type: "route", id: routeId, status: 5, driver_id: null });
+    ws.close(1000);
+  });
 });

@@ -17,6 +17,7 @@ import {
   prepareDeliveryWrite,
   presentDeliveries,
 } from "../services/deliveries";
+import { publish } from "../services/live";
 import { inList } from "../db/sql";
 
 const DeliveryList = envelope(DeliverySchema, "DeliveryList");
@@ -142,6 +143,7 @@ export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
       )
       .returning();
     if (!row) throw conflict("Delivery is on a route that is on the way", "route_id");
+    if (row.status !== existing.status) c.executionCtx.waitUntil(publish(c.env, company.id, { type: "delivery", id: row.id, status: row.status, route_id: row.route_id }));
     return c.json((await presentDeliveries(db, company.id, [row]))[0], 200);
   })
   .openapi(deleteDeliveries, async (c) => {

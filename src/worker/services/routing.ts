@@ -74,22 +74,23 @@ const initialProcess = (imported: boolean): ProcessState => {
   };
 };
 
-/** Cancels every unfinished route of the company; their open deliveries return to the pool. */
-export async function cancelAllRoutes(db: Db, companyId: number) {
+/** Cancels every unfinished route of the company; their unfinished deliveries return to the pool (status none). */
+export async function cancelAllRoutes(env: Env, db: Db, companyId: number) {
   const unfinished = and(eq(routes.company_id, companyId), inArray(routes.status, [...UNFINISHED_ROUTE_STATUSES]));
-  await db.batch([
+  const [, cancelled] = await db.batch([
     db
       .update(deliveries)
       .set({ status: DeliveryStatus.none, route_id: null, orderindex: null })
       .where(
         and(
           eq(deliveries.company_id, companyId),
-          inArray(deliveries.status, [DeliveryStatus.none, DeliveryStatus.routed]),
+          inArray(deliveries.status, [DeliveryStatus.none, DeliveryStatus.routed, DeliveryStatus.undelivered]),
           sql`${deliveries.route_id} in (select ${routes.id} from ${routes} where ${unfinished})`,
         ),
       ),
-    db.update(routes).set({ status: RouteStatus.cancelled }).where(unfinished),
+    db.update(routes).set({ status: RouteStatus.cancelled }).where(unfinished).returning({ id: routes.id, driver_id: routes.driver_id }),
   ]);
+  for (const r of cancelled) await publish(env, companyId, { type: "route", id: r.id, status: RouteStatus.cancelled, driver_id: r.driver_id }, r.driver_id);
 }
 
 /** Creates the addresses and deliveries of `deliverydata` (all or nothing); answers their ids in order. */
@@ -179,7 +180,7 @@ async function prepareRouting(
     depot = { addressId: row.id, lng: row.lng, lat: row.lat };
   }
 
-  if (options.cancelroutes) await cancelAllRoutes(db, company.id);
+  if (options.cancelroutes) await cancelAllRoutes(env, db, company.id);
 
   // Deliveries: existing ones win over deliverydata.
   let deliveryIds: number[];
@@ -428,6 +429,7 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
       .orderBy(asc(routes.id));
     await coordinator.updateProcess(processId, "routing", { status: "finished", meta: { progress: 1, tours: written.length, relaxed: solution.relaxed } });
     for (const r of written) await publish(env, companyId, { type: "route", id: r.id, status: r.status, driver_id: r.driver_id }, r.driver_id);
+    if (replaced) await publish(env, companyId, { type: "route", id: replaced.routeId, status: RouteStatus.route_replaced, driver_id: replaced.driverId }, replaced.driverId);
     await coordinator.updateProcess(processId, "final", { status: "finished", link, meta: { progress: 1 } });
     return { ok: true, routeIds: written.map((r) => r.id) };
   } catch (err) {
