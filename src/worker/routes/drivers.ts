@@ -3,7 +3,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { listObjects } from "../db/list";
 import { users } from "../db/schema";
-import type { AppEnv } from "../env";
+import type { AppEnv, Db } from "../env";
 import { notFound, unprocessable, validationHook } from "../errors";
 import { normaliseDateTime } from "../lib/time";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
@@ -247,21 +247,19 @@ export const driverRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const objects = DRIVER_STATUSES.map((s) => ({ id: s.id, name: s.name }));
     return c.json(pageOf(objects, c.req.valid("query")), 200);
   })
-  .openapi(driverRoute, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
-    const { driver_id } = c.req.valid("param");
-    await loadDriver(db, cid, driver_id);
-    const route = await routeOnTheWay(db, cid, driver_id);
-    if (!route) throw notFound("Route on the way");
-    return c.json({ route_id: route.id, status: route.status }, 200);
-  })
-  .openapi(currentDriverRoute, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
-    const { driver_id } = c.req.valid("param");
-    await loadDriver(db, cid, driver_id);
-    const route = await currentRoute(db, cid, driver_id);
-    if (!route) throw notFound("Current route");
-    return c.json({ route_id: route.id, status: route.status }, 200);
-  });
+  .openapi(driverRoute, (c) => answerDriverRoute(c.get("db"), c.get("company").id, c.req.valid("param").driver_id, routeOnTheWay, "Route on the way").then((r) => c.json(r, 200)))
+  .openapi(currentDriverRoute, (c) => answerDriverRoute(c.get("db"), c.get("company").id, c.req.valid("param").driver_id, currentRoute, "Current route").then((r) => c.json(r, 200)));
+
+/** `{route_id, status}` of the route `find` picks for a driver of the company (404 when none). */
+async function answerDriverRoute(
+  db: Db,
+  companyId: number,
+  driverId: number,
+  find: (db: Db, companyId: number, driverId: number) => Promise<{ id: number; status: number } | undefined | null>,
+  what: string,
+) {
+  await loadDriver(db, companyId, driverId);
+  const route = await find(db, companyId, driverId);
+  if (!route) throw notFound(what);
+  return { route_id: route.id, status: route.status };
+}
