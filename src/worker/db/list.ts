@@ -63,3 +63,13 @@ export async function listObjects<Row, Out>(db: Db, spec: ListSpec<Row, Out>, pa
     total_pages: Math.ceil(matched / perPage),
   };
 }
+
+/** An in-memory list (lookup values) paged like every list. */
+export function pageOf<T>(all: readonly T[], params: { page: number; results_per_page?: number }): Envelope<T> {
+  const perPage = Math.min(params.results_per_page ?? 10, 100);
+  const start = (params.page - 1) * perPage;
+  return { num_results: all.length, objects: all.slice(start, start + perPage), page: params.page, total_pages: Math.ceil(all.length / perPage) };
+}
+
+/** A list answered whole, as page 1 of the envelope. */
+export const allOnOnePage = <T>(objects: T[]): Envelope<T> => ({ num_results: objects.length, objects, page: 1, total_pages: objects.length ? 1 : 0 });

@@ -1,6 +1,6 @@
 /** Addresses: list, one, create (geocoding), change (re-geocoding), reverse lookup, full-text search. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { listObjects } from "../db/list";
+import { allOnOnePage, listObjects } from "../db/list";
 import { addresses } from "../db/schema";
 import type { AppEnv } from "../env";
 import { unprocessable, validationHook } from "../errors";
@@ -222,5 +222,5 @@ export const addressRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     const { query, limit, citocode } = c.req.valid("query");
     const rows = await searchAddresses(c.env.DB, cid, { query, limit, citocode });
     const objects = await presentAddressDetails(db, cid, rows);
-    return c.json({ num_results: objects.length, objects, page: 1, total_pages: objects.length ? 1 : 0 }, 200);
+    return c.json(allOnOnePage(objects), 200);
   });

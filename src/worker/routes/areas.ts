@@ -1,8 +1,8 @@
 /** Postal-code areas, the point lookup, and the company's tour areas (dispatch-api.md "Addresses and areas"). */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { listObjects } from "../db/list";
 import type { Context } from "hono";
 import { eq } from "drizzle-orm";
-import { listObjects } from "../db/list";
 import { postalAreas, tourAreas } from "../db/schema";
 import type { AppEnv } from "../env";
 import { validationHook } from "../errors";

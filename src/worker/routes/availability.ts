@@ -1,7 +1,7 @@
 /** Driver availability windows: CRUD and merge. Drivers may read all windows and change only their own. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
 import { listObjects } from "../db/list";
+import { and, eq } from "drizzle-orm";
 import { driverAvailabilities } from "../db/schema";
 import type { AppEnv, AuthUser, Db } from "../env";
 import { forbidden, notFound, unprocessable, validationHook } from "../errors";

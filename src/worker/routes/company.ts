@@ -1,7 +1,7 @@
 /** The company record, its centre address, dispatchers, and inviting users. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { allOnOnePage, listObjects } from "../db/list";
 import { and, eq } from "drizzle-orm";
-import { listObjects } from "../db/list";
 import { addresses, companies, users } from "../db/schema";
 import type { AppEnv } from "../env";
 import { notFound, validationHook } from "../errors";
@@ -91,7 +91,7 @@ export const companyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
   .openapi(getCompany, async (c) => {
     const [row] = await c.get("db").select().from(companies).where(eq(companies.id, c.get("company").id));
     const { id, companyname, location_id, pricing_package, test_phase } = row;
-    return c.json({ num_results: 1, objects: [{ id, companyname, location_id, pricing_package, test_phase }], page: 1, total_pages: 1 }, 200);
+    return c.json(allOnOnePage([{ id, companyname, location_id, pricing_package, test_phase }]), 200);
   })
   .openapi(getCompanyAddress, async (c) => {
     const company = c.get("company");

@@ -1,7 +1,7 @@
 /** Deliveries and the lookup lists of delivery states, types and codes. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { allOnOnePage, listObjects } from "../db/list";
 import { and, eq, sql } from "drizzle-orm";
-import { listObjects } from "../db/list";
 import { deliveries, routes } from "../db/schema";
 import { DELIVERY_CODES, DELIVERY_STATUSES, DELIVERY_TYPES, RouteStatus } from "../domain/states";
 import type { AppEnv } from "../env";
@@ -84,7 +84,6 @@ const deliveryStatus = lookupRoute("/deliverystatus", "Delivery status values");
 const deliveryType = lookupRoute("/deliverytype", "Delivery type values (deliverytype_id)");
 const deliveryCode = lookupRoute("/deliverycode", "Delivery code values (code)");
 
-const lookupList = (values: { id: number; name: string }[]) => ({ num_results: values.length, objects: values, page: 1, total_pages: 1 });
 
 async function loadDelivery(c: { get: (k: "db") => AppEnv["Variables"]["db"] }, companyId: number, id: number): Promise<DeliveryRow> {
   const [row] = await c.get("db").select().from(deliveries).where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, id)));
@@ -161,6 +160,6 @@ export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     if (deleted.length) await db.update(deliveries).set({ pickup_ref_id: null }).where(and(eq(deliveries.company_id, cid), inList(deliveries.pickup_ref_id, deleted.map((d) => d.id))));
     return c.json({ num_deleted: deleted.length }, 200);
   })
-  .openapi(deliveryStatus, (c) => c.json(lookupList(DELIVERY_STATUSES), 200))
-  .openapi(deliveryType, (c) => c.json(lookupList(DELIVERY_TYPES), 200))
-  .openapi(deliveryCode, (c) => c.json(lookupList(DELIVERY_CODES), 200));
+  .openapi(deliveryStatus, (c) => c.json(allOnOnePage(DELIVERY_STATUSES), 200))
+  .openapi(deliveryType, (c) => c.json(allOnOnePage(DELIVERY_TYPES), 200))
+  .openapi(deliveryCode, (c) => c.json(allOnOnePage(DELIVERY_CODES), 200));

@@ -1,7 +1,7 @@
 /** Drivers: list, create (with activation email), change, activate, status values, current routes. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { listObjects, pageOf } from "../db/list";
 import { and, eq } from "drizzle-orm";
-import { listObjects } from "../db/list";
 import { users } from "../db/schema";
 import type { AppEnv, Db } from "../env";
 import { notFound, unprocessable, validationHook } from "../errors";
@@ -24,7 +24,6 @@ import {
   routeOnTheWay,
 } from "../services/drivers";
 import { Email, type UserRow } from "../services/users";
-import { pageOf } from "../services/vehicle-records";
 import { publicBase } from "./company";
 
 const IncludeQuery = {

@@ -1,7 +1,7 @@
 /** Operator interface (contract.md §3): companies, their first users, the outbox. Not tenant-scoped. */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import { eq, sql } from "drizzle-orm";
 import { listObjects } from "../db/list";
+import { eq, sql } from "drizzle-orm";
 import { addresses, companies, outbox, users } from "../db/schema";
 import type { AppEnv } from "../env";
 import { conflict, notFound, validationHook } from "../errors";

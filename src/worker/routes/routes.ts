@@ -5,8 +5,8 @@
  * `/route` and seconds in `/routemetadata` and `/updateableroutes`.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { allOnOnePage, listObjects } from "../db/list";
 import { and, eq, inArray, sql } from "drizzle-orm";
-import { listObjects } from "../db/list";
 import { deliveries, routes } from "../db/schema";
 import { DeliveryStatus, ROUTE_STATUSES, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
 import type { AppEnv, Db } from "../env";
@@ -108,7 +108,6 @@ async function loadRoute(db: Db, companyId: number, id: number): Promise<RouteRo
   return row;
 }
 
-const allOnOnePage = <T>(objects: T[]) => ({ num_results: objects.length, objects, page: 1, total_pages: 1 });
 
 const updateableScope = (companyId: number) =>
   and(

@@ -1,5 +1,6 @@
 /** Route calculation (asynchronous through the routing queue, or synchronous) and process status. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { allOnOnePage } from "../db/list";
 import { and, asc, eq } from "drizzle-orm";
 import { PROCESS_ACTIONS, type ProcessState } from "../../durable/company";
 import { VEHICLE_CLASSES } from "../../solver";
@@ -157,7 +158,7 @@ async function processRoutes(db: Db, companyId: number, processId: string, withL
   const rows = await db.select().from(routes).where(and(eq(routes.company_id, companyId), eq(routes.process_id, processId))).orderBy(asc(routes.id));
   const presented = await presentRoutes(db, companyId, rows);
   const objects = presented.map((r, i) => (withLine ? { ...r, routestring: rows[i].routestring ?? null } : r));
-  return { num_results: objects.length, objects, page: 1, total_pages: objects.length ? 1 : 0 };
+  return allOnOnePage(objects);
 }
 
 async function loadProcess(c: { get(k: "db"): Db; env: AppEnv["Bindings"] }, companyId: number, processId: string): Promise<ProcessState> {

@@ -1,9 +1,9 @@
 /** Driver tracking: positions posted by driver apps, latest positions, traces, live `driverposition` events. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { listObjects } from "../db/list";
 import { and, eq, sql } from "drizzle-orm";
 import type { Context } from "hono";
 import { ZodError } from "zod";
-import { listObjects } from "../db/list";
 import { driverTracking, users } from "../db/schema";
 import type { AppEnv, AuthUser } from "../env";
 import { forbidden, notFound, unprocessable, validationHook, zodFields, zodMessage } from "../errors";

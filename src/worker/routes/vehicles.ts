@@ -1,7 +1,7 @@
 /** Vehicles and vehicle types (the route optimiser's vehicle classes). */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { listObjects, pageOf } from "../db/list";
 import { and, eq } from "drizzle-orm";
-import { listObjects } from "../db/list";
 import { vehicles } from "../db/schema";
 import type { AppEnv } from "../env";
 import { notFound, validationHook } from "../errors";
@@ -10,7 +10,6 @@ import {
   VehicleSchema,
   VehicleTypeSchema,
   type VehicleRow,
-  pageOf,
   prepareVehicle,
   presentVehicle,
   vehicleFields,

@@ -93,13 +93,6 @@ export const VehicleTypeSchema = z
 export const vehicleTypes = (): z.infer<typeof VehicleTypeSchema>[] =>
   VEHICLE_CLASSES.map((v) => ({ id: v.id, name: v.name, speed_kmh: v.speedKmh, restrictions: v.restrictions }));
 
-/** A fixed lookup list as a list envelope (`page`, `results_per_page` as for every list). */
-export function pageOf<T>(all: readonly T[], params: { page: number; results_per_page?: number }) {
-  const perPage = Math.min(params.results_per_page ?? 10, 100);
-  const start = (params.page - 1) * perPage;
-  return { num_results: all.length, objects: all.slice(start, start + perPage), page: params.page, total_pages: Math.ceil(all.length / perPage) };
-}
-
 const Count = z.number().int().min(0);
 const Rate = z.number().min(0);
 
