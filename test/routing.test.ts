@@ -239,3 +239,59 @@ describe("routing variants", () => {
     expect((await co.api("GET", `/delivery/${ids[0]}`)).body.status).toBe(0);
   });
 });
+
+describe("routing options", () => {
+  it("usearea keeps a tour area's deliveries together and gives the tour to the area's driver", async () => {
+    const co = await createCompany();
+    const driver = await co.user("driver");
+    const other = await co.user("driver");
+    for (const d of [driver, other]) {
+      await env.DB.prepare("UPDATE users SET active = 1 WHERE id = ?").bind(d.id).run();
+      await co.api("POST", "/driveravailability", { body: { driver_id: d.id, fromtime: new Date(Date.now() - 3600_000).toISOString(), totime: new Date(Date.now() + 3 * 86_400_000).toISOString() } });
+    }
+    const area = await co.api("POST", "/areafromplz", { body: { plz_list: ["10115"], areaname: "Mitte" } });
+    expect(area.status, area.text).toBe(200);
+    await co.api("PATCH", `/tourarea/${area.body.id}`, { body: { driver_id: other.id } });
+    const ids: number[] = [];
+    for (const plz of ["10115", "10115", "10243", "10245"]) {
+      const address = await co.api("POST", "/address", { body: { postalcode: plz, city: "Berlin" } });
+      ids.push((await co.api("POST", "/delivery", { body: { deliverylocation_id: address.body.id, pdt_from: tomorrowAt(8), pdt_to: tomorrowAt(16) } })).body.id);
+    }
+    const res = await co.api("POST", "/calcroute/optimized/timewindow?async=false&usearea=true&assign_drivers=true", { body: { deliveryids: ids } });
+    expect(res.status, res.text).toBe(200);
+    const tourOf = (id: number) => res.body.objects.find((r: { deliveries: { id: number }[] }) => r.deliveries.some((d) => d.id === id));
+    expect(tourOf(ids[0]).id).toBe(tourOf(ids[1]).id);
+    expect(tourOf(ids[0]).driver_id).toBe(other.id);
+  });
+
+  it("fix_order keeps the given order; start_time/end_time frame deliveries without a window", async () => {
+    const co = await createCompany();
+    const ids: number[] = [];
+    for (const [lng, lat] of [[13.50, 52.45], [13.30, 52.55], [13.45, 52.56], [13.32, 52.44]]) {
+      const address = await insertAddress(co.id, { lng, lat });
+      ids.push((await co.api("POST", "/delivery", { body: { deliverylocation_id: address, els: 5 } })).body.id);
+    }
+    const res = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=1", {
+      body: { deliveryids: ids, fix_order: true, start_time: tomorrowAt(8), end_time: tomorrowAt(12) },
+    });
+    expect(res.status, res.text).toBe(200);
+    const deliveries = res.body.objects[0].deliveries;
+    expect(deliveries.map((d: { id: number }) => d.id)).toEqual(ids);
+    for (const d of deliveries) expect(d.tdt_from >= tomorrowAt(8) && d.tdt_from <= tomorrowAt(12), d.tdt_from).toBe(true);
+  });
+
+  it("relax_minutes widens a window that cannot be met, only when needed", async () => {
+    const co = await createCompany();
+    const potsdam = await insertAddress(co.id, { lng: 13.06, lat: 52.39, city: "Potsdam" });
+    const id = (await co.api("POST", "/delivery", { body: { deliverylocation_id: potsdam, pdt_from: tomorrowAt(8), pdt_to: tomorrowAt(8, 5) } })).body.id;
+    const body = { deliveryids: [id], start_time: tomorrowAt(8) };
+    const strict = await co.api("POST", "/calcroute/optimized/timewindow?async=false", { body });
+    expect(strict.status).toBe(422);
+    expect(strict.body.fields).toBe(String(id));
+    const relaxed = await co.api("POST", "/calcroute/optimized/timewindow?async=false&relax_minutes=120", { body });
+    expect(relaxed.status, relaxed.text).toBe(200);
+    const delivery = relaxed.body.objects[0].deliveries[0];
+    expect(delivery.tdt_from > tomorrowAt(8, 5)).toBe(true);
+    expect(delivery.tdt_from <= tomorrowAt(10, 5)).toBe(true);
+  });
+});

@@ -220,6 +220,9 @@ export const deliveries = sqliteTable(
     index("deliveries_company_status").on(t.company_id, t.status),
     index("deliveries_company_route").on(t.company_id, t.route_id, t.orderindex),
     index("deliveries_company_pdt").on(t.company_id, t.pdt_from),
+    // Address responses list the deliveries to and from each address.
+    index("deliveries_company_target").on(t.company_id, t.deliverylocation_id),
+    index("deliveries_company_supplier").on(t.company_id, t.supplierlocation_id),
   ],
 );
 

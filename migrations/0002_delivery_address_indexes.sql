@@ -1,0 +1,2 @@
+CREATE INDEX `deliveries_company_target` ON `deliveries` (`company_id`,`deliverylocation_id`);--> statement-breakpoint
+CREATE INDEX `deliveries_company_supplier` ON `deliveries` (`company_id`,`supplierlocation_id`);
