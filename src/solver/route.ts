@@ -47,16 +47,49 @@ export class Route {
   constructor(
     readonly inst: Instance,
     readonly vehicle: VehicleModel,
+    skipUpdate = false,
   ) {
     this.size = inst.size;
     this.dims = inst.dims;
-    this.update();
+    if (!skipUpdate) this.update();
   }
 
   clone(): Route {
-    const r = Object.create(Route.prototype) as Route;
-    Object.assign(r, this);
-    for (const key of ARRAY_FIELDS) (r as unknown as Record<string, number[]>)[key] = (this as unknown as Record<string, number[]>)[key].slice();
+    const r = new Route(this.inst, this.vehicle, true);
+    r.nodes = this.nodes.slice();
+    r.fDur = this.fDur.slice();
+    r.fWarp = this.fWarp.slice();
+    r.fEarly = this.fEarly.slice();
+    r.fLate = this.fLate.slice();
+    r.fDist = this.fDist.slice();
+    r.fTravel = this.fTravel.slice();
+    r.fService = this.fService.slice();
+    r.bDur = this.bDur.slice();
+    r.bWarp = this.bWarp.slice();
+    r.bEarly = this.bEarly.slice();
+    r.bLate = this.bLate.slice();
+    r.bDist = this.bDist.slice();
+    r.bTravel = this.bTravel.slice();
+    r.bService = this.bService.slice();
+    r.fPlain = this.fPlain.slice();
+    r.fSum = this.fSum.slice();
+    r.fPeak = this.fPeak.slice();
+    r.bPlain = this.bPlain.slice();
+    r.bSum = this.bSum.slice();
+    r.bPeak = this.bPeak.slice();
+    r.distance = this.distance;
+    r.duration = this.duration;
+    r.waiting = this.waiting;
+    r.cost = this.cost;
+    r.feasible = this.feasible;
+    r.hasPairs = this.hasPairs;
+    return r;
+  }
+
+  /** The same tour on another (interchangeable) vehicle. */
+  withVehicle(vehicle: VehicleModel): Route {
+    const r = this.clone();
+    (r as { vehicle: VehicleModel }).vehicle = vehicle;
     return r;
   }
 
@@ -175,8 +208,16 @@ export class Route {
    * Infinity when infeasible. Capacity, windows, shift and max duration are
    * all checked in O(dims).
    */
-  insertionCost(node: number, p: number): number {
+  insertionCost(node: number, p: number, bound = Infinity): number {
     const { inst, vehicle: v, dims, nodes } = this;
+    const len = nodes.length;
+    const a = p > 0 ? nodes[p - 1] : 0;
+    const b = p < len ? nodes[p] : -1;
+    const addDist = this.dist(a, node) + this.dist(node, b) - (len > 0 ? this.dist(a, b) : 0);
+    let cost = v.costPerMetre * addDist + (len === 0 ? v.fixedCost : 0);
+    const timeCosts = v.costPerWaitSecond !== 0 || v.costPerDurationSecond !== 0;
+    // Without time-based costs the distance alone decides: skip the checks of hopeless positions.
+    if (!timeCosts && cost >= bound) return Infinity;
     for (let d = 0; d < dims; d++) {
       const k = p * dims + d;
       const delta = inst.delta[node * dims + d];
@@ -184,18 +225,13 @@ export class Route {
       const peak = Math.max(this.fPeak[k], this.fSum[k] + Math.max(0, delta + this.bPeak[k]));
       if (plain + peak > v.capacity[d] + EPS) return Infinity;
     }
-    const len = nodes.length;
-    const a = p > 0 ? nodes[p - 1] : 0;
-    const b = p < len ? nodes[p] : -1;
     const tav = this.time(a, node);
     merge(this.fDur[p], this.fWarp[p], this.fEarly[p], this.fLate[p], tav, inst.service[node], 0, inst.ready[node], inst.due[node]);
     if (seg.timeWarp > EPS) return Infinity;
     const tvb = this.time(node, b);
     merge(seg.duration, seg.timeWarp, seg.earliest, seg.latest, tvb, this.bDur[p], this.bWarp[p], this.bEarly[p], this.bLate[p]);
     if (seg.timeWarp > EPS || seg.duration > v.maxDuration + EPS) return Infinity;
-    const addDist = this.dist(a, node) + this.dist(node, b) - (len > 0 ? this.dist(a, b) : 0);
-    let cost = v.costPerMetre * addDist + (len === 0 ? v.fixedCost : 0);
-    if (v.costPerWaitSecond !== 0 || v.costPerDurationSecond !== 0) {
+    if (timeCosts) {
       const duration = seg.duration;
       const travel = this.fTravel[p] + tav + tvb + this.bTravel[p] - (len > 0 ? this.time(a, b) : 0);
       const waiting = Math.max(0, duration - travel - this.fService[p] - this.bService[p] - inst.service[node]);
@@ -251,29 +287,6 @@ export class Route {
   }
 }
 
-const ARRAY_FIELDS = [
-  "nodes",
-  "fDur",
-  "fWarp",
-  "fEarly",
-  "fLate",
-  "fDist",
-  "fTravel",
-  "fService",
-  "bDur",
-  "bWarp",
-  "bEarly",
-  "bLate",
-  "bDist",
-  "bTravel",
-  "bService",
-  "fPlain",
-  "fSum",
-  "fPeak",
-  "bPlain",
-  "bSum",
-  "bPeak",
-] as const;
 
 /** Evaluates an arbitrary sequence on a vehicle (O(length)); used for multi-job moves. */
 export function evaluateSequence(route: Route, nodes: number[]): { feasible: boolean; cost: number } {

@@ -31,7 +31,7 @@ export function* ruinAndRecreate(
   annealing: Annealing,
   onImproved: (s: SolutionState) => void,
 ): Generator<void, SolutionState> {
-  let current = start;
+  const current = start.clone();
   let best = start;
   let bestObj = best.objective();
   let currentObj = bestObj;
@@ -40,10 +40,10 @@ export function* ruinAndRecreate(
     if ((budget.iterations & 31) === 0) yield;
     const progress = Math.min(1, Math.max(0, (budget.fraction() - from) / Math.max(1e-9, 1 - from)));
     const temperature = annealing.initial * Math.pow(annealing.final / annealing.initial, progress);
-    const candidate = current.clone();
-    const removed = ruin(candidate, rng);
-    recreate(candidate, removed, rng);
-    const obj = candidate.objective();
+    current.begin();
+    const removed = ruin(current, rng);
+    recreate(current, removed, rng);
+    const obj = current.objective();
     let accept: boolean;
     if (obj.unassigned !== currentObj.unassigned || obj.unassignedPriority !== currentObj.unassignedPriority || obj.tours !== currentObj.tours) {
       accept = better(obj, currentObj);
@@ -51,14 +51,14 @@ export function* ruinAndRecreate(
       accept = obj.cost < currentObj.cost - temperature * Math.log(rng.next());
     }
     if (accept) {
-      current = candidate;
+      current.commit();
       currentObj = obj;
       if (better(obj, bestObj)) {
-        best = candidate.clone();
+        best = current.clone();
         bestObj = obj;
         onImproved(best);
       }
-    }
+    } else current.rollback();
   }
   return best;
 }

@@ -12,6 +12,12 @@ import type { Problem, Solution, SolveOptions, UnassignedJob } from "./types";
 
 /** Share of the budget for route minimisation; the rest minimises cost. */
 const ROUTE_MINIMISATION_SHARE = 0.5;
+/**
+ * Annealing temperatures relative to the average cost per job: hot enough at
+ * the start to restructure packed tours (Solomon C2 needed it), cold at the end.
+ */
+const INITIAL_TEMPERATURE = 3;
+const FINAL_TEMPERATURE = 0.01;
 
 /**
  * Solves a problem. Asynchronous only to let cancellation signals through:
@@ -67,7 +73,7 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     best = yield* minimiseRoutes(best, rng, budget, ROUTE_MINIMISATION_SHARE, improved);
     const jobs = inst.size - 1 - best.unassigned.length;
     const perJob = best.cost() / Math.max(1, jobs);
-    best = yield* ruinAndRecreate(best, rng, budget, budget.fraction(), { initial: 0.3 * perJob, final: 0.003 * perJob }, improved);
+    best = yield* ruinAndRecreate(best, rng, budget, budget.fraction(), { initial: INITIAL_TEMPERATURE * perJob, final: FINAL_TEMPERATURE * perJob }, improved);
   }
   const relaxed = relaxWindows(inst, best);
   return output(inst, best, relaxed, originalDue, budget, seed);

@@ -50,6 +50,10 @@ export class SolutionState {
   /** ... and its position there. */
   position: Int32Array;
   used: Uint8Array;
+  /** Original sequences of the tours changed since `begin()`, for `rollback()`. */
+  private journal: Map<Route, number[]> | null = null;
+  private savedRoutes: Route[] = [];
+  private savedUnassigned: number[] = [];
 
   constructor(
     readonly inst: Instance,
@@ -76,6 +80,44 @@ export class SolutionState {
     s.used.set(this.used);
     for (const r of s.routes) s.index(r);
     return s;
+  }
+
+  /**
+   * Starts recording changes so that `rollback()` can undo them; cheaper
+   * than cloning the whole solution for every ruin-and-recreate attempt.
+   */
+  begin(): void {
+    this.journal = new Map();
+    this.savedRoutes = this.routes.slice();
+    this.savedUnassigned = this.unassigned.slice();
+  }
+
+  /** Keeps the changes made since `begin()`. */
+  commit(): void {
+    this.journal = null;
+  }
+
+  /** Undoes every change made since `begin()`. */
+  rollback(): void {
+    const journal = this.journal!;
+    this.journal = null;
+    for (const u of this.unassigned) for (const n of this.inst.units[u]) this.routeOf[n] = null;
+    // Units unassigned at begin() may since sit on tours the rollback discards (e.g. tours opened meanwhile).
+    for (const u of this.savedUnassigned) for (const n of this.inst.units[u]) this.routeOf[n] = null;
+    this.routes = this.savedRoutes;
+    this.unassigned = this.savedUnassigned;
+    for (const [route, nodes] of journal) {
+      route.nodes = nodes;
+      route.update();
+    }
+    for (const route of this.routes) if (journal.has(route)) this.index(route);
+    this.used.fill(0);
+    for (const r of this.routes) this.used[r.vehicle.index] = 1;
+  }
+
+  /** Records a tour's sequence before its first change. */
+  private touch(route: Route): void {
+    if (this.journal && !this.journal.has(route)) this.journal.set(route, route.nodes.slice());
   }
 
   /** Refreshes routeOf/position for one tour after it changed. */
@@ -117,8 +159,7 @@ export class SolutionState {
   }
 
   openTour(vehicle: VehicleModel): Route {
-    const r = this.templates.get(vehicle.typeKey)!.clone();
-    (r as { vehicle: VehicleModel }).vehicle = vehicle;
+    const r = this.templates.get(vehicle.typeKey)!.withVehicle(vehicle);
     this.used[vehicle.index] = 1;
     this.routes.push(r);
     return r;
@@ -130,6 +171,7 @@ export class SolutionState {
     for (const n of nodes) {
       const r = this.routeOf[n];
       if (!r) continue;
+      this.touch(r);
       touched.add(r);
       this.routeOf[n] = null;
       this.position[n] = -1;
@@ -142,6 +184,7 @@ export class SolutionState {
 
   /** Removes a whole tour and returns its units to the unassigned list. */
   removeTour(route: Route): number[] {
+    this.touch(route);
     const units = new Set<number>();
     for (const n of route.nodes) {
       units.add(this.inst.unitOf[n]);
@@ -175,22 +218,33 @@ export class SolutionState {
   bestPlacement(unit: number, rng: Random | null, blinkRate: number, allowNew: boolean): Placement | null {
     const members = this.inst.units[unit];
     let best: Placement | null = null;
+    let bestCost = Infinity;
     const consider = (route: Route | null, vehicle: VehicleModel) => {
       const target = route ?? this.templates.get(vehicle.typeKey)!;
       if (members.length === 1) {
         const node = members[0];
         const len = target.nodes.length;
+        let bestPos = -1;
+        let found = Infinity;
         for (let p = 0; p <= len; p++) {
-          if (rng && blinkRate > 0 && rng.next() < blinkRate) continue;
-          const c = target.insertionCost(node, p);
-          if (c < (best?.cost ?? Infinity)) best = { route, vehicle, cost: c, position: p };
+          if (blinkRate > 0 && rng!.next() < blinkRate) continue;
+          const c = target.insertionCost(node, p, bestCost);
+          if (c < bestCost) {
+            bestCost = c;
+            found = c;
+            bestPos = p;
+          }
         }
+        if (bestPos >= 0) best = { route, vehicle, cost: found, position: bestPos };
       } else {
         const seq = insertUnitGreedily(target, members);
         if (seq) {
           const { feasible, cost } = evaluateSequence(target, seq);
           const delta = cost - target.cost;
-          if (feasible && delta < (best?.cost ?? Infinity)) best = { route, vehicle, cost: delta, position: -1, sequence: seq };
+          if (feasible && delta < bestCost) {
+            bestCost = delta;
+            best = { route, vehicle, cost: delta, position: -1, sequence: seq };
+          }
         }
       }
     };
@@ -209,6 +263,7 @@ export class SolutionState {
 
   apply(unit: number, placement: Placement): void {
     const route = placement.route ?? this.openTour(placement.vehicle);
+    this.touch(route);
     if (placement.sequence) route.nodes = placement.sequence.slice();
     else route.nodes.splice(placement.position, 0, this.inst.units[unit][0]);
     route.update();
