@@ -5,7 +5,9 @@
  * survive eviction).
  */
 import { DurableObject } from "cloudflare:workers";
+import { createDb } from "../worker/db/client";
 import type { Env, Role } from "../worker/env";
+import { type LifecycleOp, type LifecycleOutcome, applyLifecycleOp } from "../worker/services/route-lifecycle";
 
 /** Live messages of contract.md §6. */
 export type LiveEvent =
@@ -39,6 +41,22 @@ const STAFF = "staff";
 const driverTag = (id: number) => `driver:${id}`;
 
 export class CompanyCoordinator extends DurableObject<Env> {
+  /** Tail of the queue of state changes: each waits for the previous one. */
+  private changes: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Applies a route or delivery state change, one at a time per company:
+   * the change awaits D1, which would otherwise let calls interleave between
+   * its check and its write. Then tells the live channel.
+   */
+  async applyChange(op: LifecycleOp): Promise<LifecycleOutcome> {
+    const run = this.changes.then(() => applyLifecycleOp(this.env, createDb(this.env.DB), op));
+    this.changes = run.catch(() => undefined);
+    const outcome = await run;
+    if (outcome.ok) for (const { event, driverId } of outcome.events) await this.broadcast(event, driverId);
+    return outcome;
+  }
+
   /** Websocket upgrade; the worker authenticated the user and passes who it is. */
   override async fetch(request: Request): Promise<Response> {
     if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") return new Response("Expected a websocket upgrade", { status: 426 });

@@ -20,6 +20,7 @@ import { availabilityRoutes } from "./routes/availability";
 import { companyRoutes } from "./routes/company";
 import { deliveryRoutes } from "./routes/deliveries";
 import { driverRoutes } from "./routes/drivers";
+import { lifecycleRoutes } from "./routes/lifecycle";
 import { liveRoutes } from "./routes/live";
 import { operatorRoutes } from "./routes/operator";
 import { routingRoutes } from "./routes/routing";
@@ -36,6 +37,7 @@ export const apiRoutes = newRouter()
   .route("/", deliveryRoutes)
   .route("/", liveRoutes)
   .route("/", routingRoutes)
+  .route("/", lifecycleRoutes)
   .route("/", driverRoutes)
   .route("/", availabilityRoutes)
   .route("/", trackingRoutes)

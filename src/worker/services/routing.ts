@@ -198,7 +198,10 @@ async function prepareRouting(
     if (missing.length) throw unprocessable(`Unknown deliveries: ${missing.join(", ")}`, "deliveryids");
     const onReplacedRoute = (r: (typeof rows)[number]) => replaces !== undefined && r.route_id === replaces.routeId && r.status === DeliveryStatus.routed;
     const busy = rows.filter(
-      (r) => !onReplacedRoute(r) && (!OPEN_DELIVERY_STATUSES.includes(r.status) || (r.routeStatus !== null && UNFINISHED_ROUTE_STATUSES.includes(r.routeStatus))),
+      // Undelivered deliveries are open even while their old route is still on the way.
+      (r) =>
+        !onReplacedRoute(r) &&
+        (!OPEN_DELIVERY_STATUSES.includes(r.status) || (r.status === DeliveryStatus.none && r.routeStatus !== null && UNFINISHED_ROUTE_STATUSES.includes(r.routeStatus))),
     );
     if (busy.length) throw conflict(`Deliveries not open for routing: ${busy.map((r) => r.id).join(", ")}`, "deliveryids");
     const unplaced = rows.filter((r) => r.location === null || r.lng === null);

@@ -1,0 +1,146 @@
+/** Route and delivery state changes (contract.md §5), serialised by the company's Durable Object. */
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
+import { allOnOnePage } from "../db/list";
+import { deliveries, routes } from "../db/schema";
+import { ROUTE_STATUSES } from "../domain/states";
+import type { AppEnv, Db } from "../env";
+import { ApiError, validationHook } from "../errors";
+import { IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
+import { DeliverySchema, presentDeliveries } from "../services/deliveries";
+import { companyStub, publish } from "../services/live";
+import { RouteSchema, presentRoutes } from "../services/route-records";
+import { type LifecycleOp, updateEtas } from "../services/route-lifecycle";
+
+const RouteStatusValue = z
+  .number()
+  .int()
+  .refine((v) => ROUTE_STATUSES.some((s) => s.id === v), "unknown route status (see GET /routestatus)")
+  .openapi({ type: "integer", description: "See GET /routestatus" });
+
+const TRANSITIONS =
+  "Allowed: 0->1 (an active driver set), 1->1 (driver changed; the old one goes to `previous_drivers`), 1->0 (driver removed, `driver_id: null`), " +
+  "1->2 (accepted), 2->3 (on the way: `ast` set, target times and ETAs computed, customers with `notify_customer` notified), 0..3->5 (cancelled). " +
+  "3->4 happens by itself when every delivery is reported. Anything else: 409, nothing changed. Drivers may set 2 and 3 on their own routes.";
+
+const patchRoute = apiRoute({
+  method: "patch",
+  path: "/route/{route_id}",
+  tags: ["Routes"],
+  summary: "Change a route's status or driver",
+  description: TRANSITIONS,
+  roles: ["dispatcher", "driver"],
+  request: { params: IdParam("route_id"), body: jsonBody(z.object({ status: RouteStatusValue.optional(), driver_id: z.number().int().positive().nullable().optional() })) },
+  responses: { 200: jsonResponse(RouteSchema, "The route") },
+});
+
+const setRouteStatus = apiRoute({
+  method: "post",
+  path: "/setroutestatus/{route_id}",
+  tags: ["Routes"],
+  summary: "Set a route's status (POST alternative to PATCH)",
+  description: `Body \`{"status": N}\`. ${TRANSITIONS}`,
+  roles: ["dispatcher", "driver"],
+  request: { params: IdParam("route_id"), body: jsonBody(z.object({ status: RouteStatusValue })) },
+  responses: { 200: jsonResponse(RouteSchema, "The route") },
+});
+
+const cancelRouteRoute = apiRoute({
+  method: "post",
+  path: "/cancelroute/{route_id}",
+  tags: ["Routes"],
+  summary: "Cancel a route",
+  description: "Status 0..3 -> 5; its unfinished deliveries (not delivered, not cancelled) return to the pool with status 0 `none`. Finished, cancelled or replaced routes: 409.",
+  request: { params: IdParam("route_id") },
+  responses: { 200: jsonResponse(RouteSchema, "The cancelled route") },
+});
+
+const deliveryDone = apiRoute({
+  method: "post",
+  path: "/deliverydone/{delivery_id}",
+  tags: ["Deliveries"],
+  summary: "Report a delivery as delivered or undelivered",
+  description:
+    "Only while the delivery's route is on the way (else 409). Sets `atd` (and `ata` when empty) and `drivernotes`. `undelivered` deliveries are open for the next routing. " +
+    "When every delivery of the route is reported, the route becomes 4 `finished`. Drivers report deliveries of their own routes.",
+  roles: ["dispatcher", "driver"],
+  request: { params: IdParam("delivery_id"), body: jsonBody(z.object({ status: z.enum(["delivered", "undelivered"]), drivernotes: z.string().max(2000).optional() })) },
+  responses: { 200: jsonResponse(DeliverySchema, "The reported delivery") },
+});
+
+const Etas = z
+  .object({ route_id: z.number().int(), driver_id: z.number().int().nullable(), etas: z.array(z.object({ delivery_id: z.number().int(), eta_from: z.string(), eta_to: z.string() })) })
+  .openapi("RouteEtas");
+
+const etaDescription =
+  "Recomputes `eta_from`/`eta_to` of the route's open deliveries (status `routed`) from the driver's last tracked position (else the depot), now, and the hour-of-day traffic profile. Delivered, undelivered and cancelled deliveries are left out.";
+
+const updateEtasOne = apiRoute({
+  method: "get",
+  path: "/updateetas/timewindow/{route_id}",
+  tags: ["Routes"],
+  summary: "Recompute the ETAs of a route on the way",
+  description: `${etaDescription} The route must be on the way (else 409).`,
+  request: { params: IdParam("route_id") },
+  responses: { 200: jsonResponse(Etas, "The new ETAs") },
+});
+
+const updateEtasAll = apiRoute({
+  method: "get",
+  path: "/updateetas/timewindow",
+  tags: ["Routes"],
+  summary: "Recompute the ETAs of every route on the way",
+  description: etaDescription,
+  responses: { 200: jsonResponse(envelope(Etas, "RouteEtasList"), "The new ETAs per route") },
+});
+
+/** Runs a change through the company's coordinator; its refusal becomes the error answer. */
+async function apply(env: AppEnv["Bindings"], companyId: number, op: LifecycleOp) {
+  const outcome = await companyStub(env, companyId).applyChange(op);
+  if (!outcome.ok) throw new ApiError(outcome.status, outcome.message, outcome.fields);
+}
+
+async function routeRecord(db: Db, companyId: number, routeId: number) {
+  const rows = await db.select().from(routes).where(and(eq(routes.company_id, companyId), eq(routes.id, routeId)));
+  return (await presentRoutes(db, companyId, rows))[0];
+}
+
+export const lifecycleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(patchRoute, async (c) => {
+    const company = c.get("company");
+    const { route_id } = c.req.valid("param");
+    await apply(c.env, company.id, { kind: "route", company, actor: c.get("user"), routeId: route_id, change: c.req.valid("json") });
+    return c.json(await routeRecord(c.get("db"), company.id, route_id), 200);
+  })
+  .openapi(setRouteStatus, async (c) => {
+    const company = c.get("company");
+    const { route_id } = c.req.valid("param");
+    await apply(c.env, company.id, { kind: "route", company, actor: c.get("user"), routeId: route_id, change: c.req.valid("json") });
+    return c.json(await routeRecord(c.get("db"), company.id, route_id), 200);
+  })
+  .openapi(cancelRouteRoute, async (c) => {
+    const company = c.get("company");
+    const { route_id } = c.req.valid("param");
+    await apply(c.env, company.id, { kind: "cancel", company, routeId: route_id });
+    return c.json(await routeRecord(c.get("db"), company.id, route_id), 200);
+  })
+  .openapi(deliveryDone, async (c) => {
+    const company = c.get("company");
+    const { delivery_id } = c.req.valid("param");
+    const { status, drivernotes } = c.req.valid("json");
+    await apply(c.env, company.id, { kind: "report", company, actor: c.get("user"), deliveryId: delivery_id, outcome: status, drivernotes });
+    const rows = await c.get("db").select().from(deliveries).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, delivery_id)));
+    return c.json((await presentDeliveries(c.get("db"), company.id, rows))[0], 200);
+  })
+  .openapi(updateEtasOne, async (c) => {
+    const cid = c.get("company").id;
+    const [result] = await updateEtas(c.get("db"), cid, c.req.valid("param").route_id);
+    c.executionCtx.waitUntil(publish(c.env, cid, { type: "eta", route_id: result.route_id }, result.driver_id));
+    return c.json(result, 200);
+  })
+  .openapi(updateEtasAll, async (c) => {
+    const cid = c.get("company").id;
+    const results = await updateEtas(c.get("db"), cid);
+    c.executionCtx.waitUntil(Promise.all(results.map((r) => publish(c.env, cid, { type: "eta", route_id: r.route_id }, r.driver_id))));
+    return c.json(allOnOnePage(results), 200);
+  });

@@ -1,0 +1,272 @@
+/**
+ * Route and delivery state changes of contract.md §5: assigning drivers,
+ * accepting, starting (ETAs, customer notifications), reporting deliveries,
+ * finishing, cancelling, and ETA updates. The company's Durable Object calls
+ * these one at a time (`CompanyCoordinator.change`); each write is also a
+ * compare-and-set on the state it was checked against, so even a direct call
+ * can never produce a state outside the table.
+ */
+import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { addresses, deliveries, driverTracking, routes, users } from "../db/schema";
+import { estimateArrivals } from "../domain/eta";
+import { DeliveryStatus, RouteStatus, UNFINISHED_ROUTE_STATUSES, canTransitionRoute } from "../domain/states";
+import type { AuthUser, Company, Db, Env } from "../env";
+import { ApiError, type ErrorStatus, conflict, forbidden, notFound, unprocessable } from "../errors";
+import type { LiveEvent } from "../../durable/company";
+import { formatDateTime, nowIso, parseDateTime } from "../lib/time";
+import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
+
+export type RouteRow = typeof routes.$inferSelect;
+
+export interface RouteChange {
+  status?: number;
+  driver_id?: number | null;
+}
+
+/** What a change did: the events to publish (with the driver they concern). */
+export interface ChangeResult {
+  events: { event: LiveEvent; driverId: number | null }[];
+}
+
+const ROUTE_OPEN_DELIVERIES = [DeliveryStatus.none, DeliveryStatus.routed] as number[];
+
+async function loadRoute(db: Db, companyId: number, routeId: number): Promise<RouteRow> {
+  const [route] = await db.select().from(routes).where(and(eq(routes.company_id, companyId), eq(routes.id, routeId)));
+  if (!route) throw notFound("Route");
+  return route;
+}
+
+/** The route row is written only if it is still as it was read; otherwise someone else changed it first. */
+const unchanged = (route: RouteRow) =>
+  and(eq(routes.id, route.id), eq(routes.company_id, route.company_id), eq(routes.status, route.status), route.driver_id === null ? isNull(routes.driver_id) : eq(routes.driver_id, route.driver_id));
+
+const routeEvent = (id: number, status: number, driverId: number | null) => ({ event: { type: "route", id, status, driver_id: driverId } as LiveEvent, driverId });
+
+/** PATCH /route, POST /setroutestatus: status and driver changes along the transition table. */
+export async function changeRoute(env: Env, db: Db, company: Company, actor: AuthUser, routeId: number, change: RouteChange): Promise<ChangeResult> {
+  const route = await loadRoute(db, company.id, routeId);
+  if (actor.role === "driver") {
+    // Drivers accept (2) and start (3) their own routes, nothing else.
+    if (route.driver_id !== actor.id) throw forbidden("Drivers may change only routes assigned to them");
+    if (change.driver_id !== undefined || (change.status !== 2 && change.status !== 3)) throw forbidden("Drivers may only set status 2 (accepted) or 3 (on the way)");
+  }
+  if (change.status === RouteStatus.cancelled) return cancelRoute(env, db, company, routeId);
+  if (change.status === RouteStatus.finished) throw conflict("A route finishes by itself when every delivery is reported", "status");
+  if (change.status === RouteStatus.route_replaced) throw conflict("Routes are replaced by PATCH /calcroute/update/timewindow", "status");
+
+  let status = route.status;
+  let driverId = route.driver_id;
+  const previousDrivers = [...route.previous_drivers];
+
+  if (change.driver_id !== undefined && change.driver_id !== route.driver_id) {
+    if (change.driver_id === null) {
+      if (route.status !== RouteStatus.assigned) throw conflict(`The driver can be removed only from an assigned route (status ${route.status})`, "driver_id");
+      status = RouteStatus.new;
+    } else {
+      const [driver] = await db
+        .select({ id: users.id, active: users.active })
+        .from(users)
+        .where(and(eq(users.company_id, company.id), eq(users.id, change.driver_id), eq(users.usertype, "driver")));
+      if (!driver) throw unprocessable(`No driver with id ${change.driver_id} in this company`, "driver_id");
+      if (!driver.active) throw conflict("Routes can be assigned only to active drivers", "driver_id");
+      if (route.status !== RouteStatus.new && route.status !== RouteStatus.assigned) throw conflict(`The driver of a route with status ${route.status} cannot change`, "driver_id");
+      status = RouteStatus.assigned;
+    }
+    if (route.driver_id !== null) previousDrivers.push(route.driver_id);
+    driverId = change.driver_id;
+  }
+
+  if (change.status !== undefined && change.status !== status) {
+    if (!canTransitionRoute(status, change.status)) throw conflict(`Route status cannot change from ${status} to ${change.status}`, "status");
+    if (change.status === RouteStatus.assigned && driverId === null) throw conflict("Assigning needs a driver: give driver_id", "driver_id");
+    if (change.status === RouteStatus.new) throw conflict("Remove the driver (driver_id null) to make a route new again", "status");
+    status = change.status;
+  }
+  if (status === route.status && driverId === route.driver_id) return { events: [] };
+
+  const now = nowIso();
+  const values: Partial<RouteRow> = { status, driver_id: driverId, previous_drivers: previousDrivers };
+  const events = [routeEvent(route.id, status, driverId)];
+  if (status === RouteStatus.ontheway) values.ast = now;
+  const updated = await db.update(routes).set(values).where(unchanged(route)).returning();
+  if (!updated.length) throw conflict("The route changed meanwhile; read it again", "status");
+  if (status === RouteStatus.ontheway) {
+    await startTour(env, db, company, updated[0]);
+    events.push({ event: { type: "eta", route_id: route.id }, driverId });
+  }
+  return { events };
+}
+
+/**
+ * Going on the way: target times and ETAs of the open deliveries from now and
+ * the driver's position; the customers who asked to be notified get an email
+ * and/or SMS with their time window (through the outbox).
+ */
+async function startTour(env: Env, db: Db, company: Company, route: RouteRow) {
+  const etas = await computeEtas(db, company.id, route);
+  const messages: OutgoingMessage[] = etas.flatMap((e) => {
+    if (!e.notify) return [];
+    const text = `Your delivery from ${company.companyname} is expected between ${e.eta_from.slice(11, 16)} and ${e.eta_to.slice(11, 16)} UTC on ${e.eta_from.slice(0, 10)}.`;
+    const data = { delivery_id: e.id, route_id: route.id, eta_from: e.eta_from, eta_to: e.eta_to };
+    return [
+      ...(e.email ? [{ channel: "email" as const, to: e.email, subject: `Delivery from ${company.companyname}`, body: text, template: "delivery_eta", data }] : []),
+      ...(e.phonenr ? [{ channel: "sms" as const, to: e.phonenr, body: text, template: "delivery_eta", data }] : []),
+    ];
+  });
+  const updates = etas.map((e) =>
+    db.update(deliveries).set({ tdt_from: e.tdt_from, tdt_to: e.tdt_to, eta_from: e.eta_from, eta_to: e.eta_to }).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, e.id))),
+  );
+  if (!updates.length) return;
+  if (!messages.length) {
+    await db.batch(updates as unknown as [(typeof updates)[number]]);
+    return;
+  }
+  const results = await db.batch([outboxInsert(db, company.id, messages), ...updates] as const);
+  await dispatchOutbox(env, company.id, results[0]);
+}
+
+interface DeliveryEta {
+  id: number;
+  tdt_from: string;
+  eta_from: string;
+  eta_to: string;
+  tdt_to: string;
+  notify: boolean;
+  email: string | null;
+  phonenr: string | null;
+}
+
+/** ETAs of a route's open deliveries, in driving order, from the driver's last position (else the depot) and now. */
+async function computeEtas(db: Db, companyId: number, route: RouteRow): Promise<DeliveryEta[]> {
+  const [open, position, base] = await Promise.all([
+    db
+      .select({ id: deliveries.id, lng: addresses.lng, lat: addresses.lat, pdt_from: deliveries.pdt_from, els: deliveries.els, notify: deliveries.notify_customer, email: addresses.email, phonenr: addresses.phonenr })
+      .from(deliveries)
+      .innerJoin(addresses, eq(addresses.id, deliveries.deliverylocation_id))
+      .where(and(eq(deliveries.company_id, companyId), eq(deliveries.route_id, route.id), eq(deliveries.status, DeliveryStatus.routed)))
+      .orderBy(asc(deliveries.orderindex)),
+    route.driver_id === null
+      ? Promise.resolve([])
+      : db
+          .select({ lng: driverTracking.lng, lat: driverTracking.lat })
+          .from(driverTracking)
+          .where(and(eq(driverTracking.company_id, companyId), eq(driverTracking.driver_id, route.driver_id)))
+          .orderBy(desc(driverTracking.timestamp))
+          .limit(1),
+    route.routebase_address_id === null
+      ? Promise.resolve([])
+      : db.select({ lng: addresses.lng, lat: addresses.lat }).from(addresses).where(and(eq(addresses.company_id, companyId), eq(addresses.id, route.routebase_address_id))),
+  ]);
+  const from = position[0] ?? base[0];
+  const located = open.filter((d) => d.lng !== null && d.lat !== null);
+  if (!from || from.lng === null || from.lat === null || !located.length) return [];
+  const now = Math.floor(Date.now() / 1000);
+  const arrivals = estimateArrivals(
+    { lng: from.lng, lat: from.lat },
+    now,
+    located.map((d) => ({ lng: d.lng!, lat: d.lat!, windowStart: d.pdt_from ? (parseDateTime(d.pdt_from) ?? 0) / 1000 : null, service: (d.els ?? 0) * 60 })),
+  );
+  return located.map((d, i) => {
+    const a = arrivals[i];
+    const spread = 600 + Math.round((a.arrival - now) * 0.05);
+    return {
+      id: d.id,
+      tdt_from: formatDateTime(a.serviceStart * 1000),
+      eta_from: formatDateTime(a.arrival * 1000),
+      eta_to: formatDateTime((a.arrival + spread) * 1000),
+      tdt_to: formatDateTime((a.serviceStart + (d.els ?? 0) * 60) * 1000),
+      notify: d.notify,
+      email: d.email,
+      phonenr: d.phonenr,
+    };
+  });
+}
+
+/** GET /updateetas/timewindow[/<route_id>]: fresh ETAs of routes on the way. */
+export async function updateEtas(db: Db, companyId: number, routeId?: number) {
+  const onTheWay = routeId === undefined
+    ? await db.select().from(routes).where(and(eq(routes.company_id, companyId), eq(routes.status, RouteStatus.ontheway)))
+    : [await loadRoute(db, companyId, routeId)];
+  if (routeId !== undefined && onTheWay[0].status !== RouteStatus.ontheway) throw conflict("ETAs are computed for routes on the way only", "route_id");
+  const results = [];
+  for (const route of onTheWay) {
+    const etas = await computeEtas(db, companyId, route);
+    if (etas.length)
+      await db.batch(etas.map((e) => db.update(deliveries).set({ eta_from: e.eta_from, eta_to: e.eta_to }).where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, e.id)))) as never);
+    results.push({ route_id: route.id, driver_id: route.driver_id, etas: etas.map(({ id, eta_from, eta_to }) => ({ delivery_id: id, eta_from, eta_to })) });
+  }
+  return results;
+}
+
+/** POST /cancelroute: 0..3 -> 5; its unfinished deliveries return to the pool. */
+export async function cancelRoute(_env: Env, db: Db, company: Company, routeId: number): Promise<ChangeResult> {
+  const route = await loadRoute(db, company.id, routeId);
+  if (!UNFINISHED_ROUTE_STATUSES.includes(route.status)) throw conflict(`A route with status ${route.status} cannot be cancelled`, "status");
+  const [updated] = await db.batch([
+    db.update(routes).set({ status: RouteStatus.cancelled }).where(unchanged(route)).returning({ id: routes.id }),
+    db
+      .update(deliveries)
+      .set({ status: DeliveryStatus.none, route_id: null, orderindex: null, tdt_from: null, tdt_to: null, eta_from: null, eta_to: null })
+      .where(
+        and(
+          eq(deliveries.company_id, company.id),
+          eq(deliveries.route_id, route.id),
+          inArray(deliveries.status, [...ROUTE_OPEN_DELIVERIES, DeliveryStatus.undelivered]),
+          // Only together with the route's own change (same snapshot).
+          sql`exists (select 1 from ${routes} where ${routes.id} = ${route.id} and ${routes.status} = ${RouteStatus.cancelled})`,
+        ),
+      ),
+  ] as const);
+  if (!updated.length) throw conflict("The route changed meanwhile; read it again", "status");
+  return { events: [routeEvent(route.id, RouteStatus.cancelled, route.driver_id)] };
+}
+
+/** POST /deliverydone: a delivery of a route on the way reported; the last report finishes the route. */
+export async function reportDelivery(db: Db, company: Company, actor: AuthUser, deliveryId: number, outcome: "delivered" | "undelivered", drivernotes?: string): Promise<ChangeResult> {
+  const [delivery] = await db.select().from(deliveries).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, deliveryId)));
+  if (!delivery) throw notFound("Delivery");
+  const route = delivery.route_id === null ? null : await loadRoute(db, company.id, delivery.route_id);
+  if (actor.role === "driver" && route?.driver_id !== actor.id) throw forbidden("Drivers may report only deliveries of their own routes");
+  if (!route || route.status !== RouteStatus.ontheway) throw conflict("Deliveries can be reported only while their route is on the way", "status");
+  if (delivery.status !== DeliveryStatus.routed) throw conflict(`Delivery already reported (status ${delivery.status})`, "status");
+  const now = nowIso();
+  const status = outcome === "delivered" ? DeliveryStatus.delivered : DeliveryStatus.undelivered;
+  const reportedAll = sql`not exists (select 1 from ${deliveries} where ${deliveries.route_id} = ${route.id} and ${deliveries.status} = ${DeliveryStatus.routed})`;
+  const [updated, finished] = await db.batch([
+    db
+      .update(deliveries)
+      .set({ status, atd: now, ata: delivery.ata ?? now, ...(drivernotes !== undefined ? { drivernotes } : {}) })
+      .where(and(eq(deliveries.id, delivery.id), eq(deliveries.status, DeliveryStatus.routed), sql`exists (select 1 from ${routes} where ${routes.id} = ${route.id} and ${routes.status} = ${RouteStatus.ontheway})`))
+      .returning({ id: deliveries.id }),
+    db.update(routes).set({ status: RouteStatus.finished }).where(and(eq(routes.id, route.id), eq(routes.status, RouteStatus.ontheway), reportedAll)).returning({ id: routes.id }),
+  ] as const);
+  if (!updated.length) throw conflict("The delivery or its route changed meanwhile; read it again", "status");
+  const events = [{ event: { type: "delivery", id: delivery.id, status, route_id: route.id } as LiveEvent, driverId: route.driver_id }];
+  if (finished.length) events.push(routeEvent(route.id, RouteStatus.finished, route.driver_id));
+  return { events };
+}
+
+
+/** A state change as the company's Durable Object receives it over RPC. */
+export type LifecycleOp =
+  | { kind: "route"; company: Company; actor: AuthUser; routeId: number; change: RouteChange }
+  | { kind: "cancel"; company: Company; routeId: number }
+  | { kind: "report"; company: Company; actor: AuthUser; deliveryId: number; outcome: "delivered" | "undelivered"; drivernotes?: string };
+
+/** Errors cross RPC as plain data, so the worker can answer with the right status. */
+export type LifecycleOutcome = { ok: true; events: ChangeResult["events"] } | { ok: false; status: ErrorStatus; message: string; fields: string };
+
+export async function applyLifecycleOp(env: Env, db: Db, op: LifecycleOp): Promise<LifecycleOutcome> {
+  try {
+    const result =
+      op.kind === "route"
+        ? await changeRoute(env, db, op.company, op.actor, op.routeId, op.change)
+        : op.kind === "cancel"
+          ? await cancelRoute(env, db, op.company, op.routeId)
+          : await reportDelivery(db, op.company, op.actor, op.deliveryId, op.outcome, op.drivernotes);
+    return { ok: true, events: result.events };
+  } catch (err) {
+    if (err instanceof ApiError) return { ok: false, status: err.status as ErrorStatus, message: err.message, fields: err.fields };
+    throw err;
+  }
+}
