@@ -19,64 +19,83 @@ export function regretInsertion(inst: Instance): SolutionState {
   }
   const pending = state.unassigned.filter((u) => inst.units[u].length === 1);
   const givenUp: number[] = state.unassigned.filter((u) => inst.units[u].length > 1);
-  // Best cost and position of every pending job in every open tour.
+  // Best cost and position of every pending job in every open tour, plus
+  // each job's best and second-best cost over all tours (kept incrementally).
   const costs = new Map<Route, Float64Array>();
   const positions = new Map<Route, Int32Array>();
-  const refresh = (route: Route) => {
-    let c = costs.get(route);
-    let p = positions.get(route);
-    if (!c || !p) {
-      costs.set(route, (c = new Float64Array(inst.size)));
-      positions.set(route, (p = new Int32Array(inst.size)));
+  const best1 = new Float64Array(inst.size).fill(Infinity);
+  const best2 = new Float64Array(inst.size).fill(Infinity);
+  const bestRoute: (Route | null)[] = new Array(inst.size).fill(null);
+  const secondRoute: (Route | null)[] = new Array(inst.size).fill(null);
+  // Cheapest position of `node` in `route`.
+  const evaluate = (route: Route, node: number) => {
+    let best = Infinity;
+    let bestPos = -1;
+    for (let i = 0; i <= route.nodes.length; i++) {
+      const cost = route.insertionCost(node, i, best);
+      if (cost < best) {
+        best = cost;
+        bestPos = i;
+      }
     }
+    costs.get(route)![node] = best;
+    positions.get(route)![node] = bestPos;
+  };
+  const rank = (node: number) => {
+    best1[node] = best2[node] = Infinity;
+    bestRoute[node] = secondRoute[node] = null;
+    for (const r of state.routes) offer(node, r, costs.get(r)![node]);
+  };
+  const offer = (node: number, r: Route, c: number) => {
+    if (c < best1[node]) {
+      best2[node] = best1[node];
+      secondRoute[node] = bestRoute[node];
+      best1[node] = c;
+      bestRoute[node] = r;
+    } else if (c < best2[node]) {
+      best2[node] = c;
+      secondRoute[node] = r;
+    }
+  };
+  const refresh = (route: Route) => {
+    const known = costs.has(route);
+    if (!known) {
+      costs.set(route, new Float64Array(inst.size));
+      positions.set(route, new Int32Array(inst.size));
+    }
+    const c = costs.get(route)!;
     for (const u of pending) {
       const node = inst.units[u][0];
-      let best = Infinity;
-      let bestPos = -1;
-      for (let i = 0; i <= route.nodes.length; i++) {
-        const cost = route.insertionCost(node, i);
-        if (cost < best) {
-          best = cost;
-          bestPos = i;
-        }
-      }
-      c[node] = best;
-      p[node] = bestPos;
+      // A tour only gets tighter as jobs are added (triangle inequality):
+      // a job that did not fit before still does not.
+      if (known && c[node] === Infinity) continue;
+      evaluate(route, node);
+      // The tour changed: a job ranked by it has to be re-ranked.
+      if (bestRoute[node] === route || secondRoute[node] === route) rank(node);
+      else offer(node, route, c[node]);
     }
   };
   for (const r of state.routes) refresh(r);
   while (pending.length > 0) {
     let chosen = -1;
-    let chosenRoute: Route | null = null;
     let chosenRegret = -Infinity;
     for (let k = 0; k < pending.length; k++) {
       const node = inst.units[pending[k]][0];
-      let best = Infinity;
-      let second = Infinity;
-      let bestRoute: Route | null = null;
-      for (const r of state.routes) {
-        const c = costs.get(r)![node];
-        if (c < best) {
-          second = best;
-          best = c;
-          bestRoute = r;
-        } else if (c < second) second = c;
-      }
-      if (!bestRoute) continue;
+      if (bestRoute[node] === null) continue;
       // A job with a single option has "infinite" regret; among those prefer the cheapest.
-      const regret = second === Infinity ? 1e12 - best : second - best;
+      const regret = best2[node] === Infinity ? 1e12 - best1[node] : best2[node] - best1[node];
       if (regret > chosenRegret) {
         chosenRegret = regret;
         chosen = k;
-        chosenRoute = bestRoute;
       }
     }
-    if (chosenRoute) {
+    if (chosen >= 0) {
       const u = pending[chosen];
       const node = inst.units[u][0];
+      const route = bestRoute[node]!;
       pending.splice(chosen, 1);
-      state.apply(u, { route: chosenRoute, vehicle: chosenRoute.vehicle, cost: 0, position: positions.get(chosenRoute)![node] });
-      refresh(chosenRoute);
+      state.apply(u, { route, vehicle: route.vehicle, cost: 0, position: positions.get(route)![node] });
+      refresh(route);
       continue;
     }
     // Nothing fits: seed a new tour with the farthest job.

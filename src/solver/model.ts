@@ -246,13 +246,24 @@ export function compile(problem: Problem): Instance {
   const distances = vehicles[0]?.distances ?? embeddedDistances();
   const neighbourCount = Math.max(0, Math.min(size - 2, 80));
   const neighbours = new Int32Array(size * neighbourCount);
-  const order: number[] = [];
-  for (let i = 1; i < size; i++) {
-    order.length = 0;
-    for (let j = 1; j < size; j++) if (j !== i) order.push(j);
-    const row = i * size;
-    order.sort((a, b) => distances[row + a] + distances[a * size + i] - distances[row + b] - distances[b * size + i]);
-    for (let k = 0; k < neighbourCount; k++) neighbours[i * neighbourCount + k] = order[k];
+  // K nearest by a bounded insertion sort: O(size x K) instead of full sorts.
+  const nearest = new Float64Array(neighbourCount);
+  for (let i = 1; i < size && neighbourCount > 0; i++) {
+    const row = i * neighbourCount;
+    let filled = 0;
+    for (let j = 1; j < size; j++) {
+      if (j === i) continue;
+      const d = distances[i * size + j] + distances[j * size + i];
+      if (filled === neighbourCount && d >= nearest[filled - 1]) continue;
+      let k = filled < neighbourCount ? filled++ : filled - 1;
+      while (k > 0 && nearest[k - 1] > d) {
+        nearest[k] = nearest[k - 1];
+        neighbours[row + k] = neighbours[row + k - 1];
+        k--;
+      }
+      nearest[k] = d;
+      neighbours[row + k] = j;
+    }
   }
 
   return {
