@@ -117,3 +117,13 @@ describe("OpenAPI document and reference page", () => {
     expect(res.text).not.toContain("<script");
   });
 });
+
+describe("CORS", () => {
+  it("answers preflight requests for browser clients", async () => {
+    const res = await call("OPTIONS", "/demo/api/delivery", { headers: { Origin: "https://console.example", "Access-Control-Request-Method": "PATCH", "Access-Control-Request-Headers": "authorization,content-type" } });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    expect(res.headers.get("access-control-allow-methods")).toContain("PATCH");
+    expect(res.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("authorization");
+  });
+});

@@ -7,6 +7,7 @@
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
 import type { AppEnv } from "./env";
 import { ApiError, handleError, handleNotFound, validationHook } from "./errors";
 import { renderDocs } from "./docs";
@@ -55,6 +56,15 @@ export function createApp() {
   company.route("/", accountRoutes).route("/api", apiRoutes);
 
   const app = newRouter();
+  // Browser clients (dispatcher consoles) send the token in a header, never cookies: any origin may call unless configured.
+  app.use("*", (c, next) =>
+    cors({
+      origin: c.env.CORS_ORIGINS ? c.env.CORS_ORIGINS.split(",").map((o) => o.trim()) : "*",
+      allowHeaders: ["Authorization", "Content-Type"],
+      allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
+      maxAge: 86400,
+    })(c, next),
+  );
   app.use(
     "*",
     bodyLimit({

@@ -21,6 +21,8 @@ export interface Env {
   MAIL_PROVIDER?: string;
   MAIL_HTTP_URL?: string;
   MAIL_HTTP_KEY?: string;
+  /** Comma-separated origins allowed to call the API from browsers (default: any). */
+  CORS_ORIGINS?: string;
   /** Solver search time per routing job in ms (default 8000; synchronous requests at most 3000). */
   ROUTING_TIME_BUDGET_MS?: string;
   GEOCODER_URL?: string;
