@@ -16,7 +16,7 @@ import { AvailabilitySchema, availabilityFields, presentAvailability } from "./d
 import { driverActivationEmail, driverCreatedNotice } from "./messages";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
 import { PositionRecordSchema, latestPositions, presentPosition } from "./tracking-positions";
-import { prepareUser, type UserRow } from "./users";
+import { UserSchema, prepareUser, type UserRow } from "./users";
 import { inList } from "../db/sql";
 
 /**
@@ -61,16 +61,8 @@ const CurrentPosition = z
   })
   .openapi("DriverCurrentPosition");
 
-export const DriverSchema = z
-  .object({
-    id: z.number().int(),
-    firstname: z.string().nullable(),
-    lastname: z.string().nullable(),
-    email: z.string(),
-    company_id: z.number().int(),
-    expires: DateTime.nullable(),
-    active: z.boolean(),
-    confirmed_at: DateTime.nullable(),
+export const DriverSchema = UserSchema
+  .extend({
     usertype: z.literal("driver"),
     mobilenr: z.string().nullable(),
     htmlcolor: z.string().nullable(),

@@ -6,6 +6,7 @@ import { forbidden } from "../errors";
 import { generateCode, hashCode, hashPassword, randomHtmlColor, verifyPassword } from "../lib/crypto";
 import { nowIso } from "../lib/time";
 import { issueToken } from "../lib/tokens";
+import { DateTime } from "../openapi";
 import { invitationEmail } from "./messages";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
 
@@ -18,9 +19,9 @@ export const UserSchema = z
     lastname: z.string().nullable(),
     email: z.string(),
     company_id: z.number().int(),
-    expires: z.string().nullable(),
+    expires: DateTime.nullable(),
     active: z.boolean(),
-    confirmed_at: z.string().nullable(),
+    confirmed_at: DateTime.nullable(),
     usertype: z.enum(["dispatcher", "watcher", "driver"]),
   })
   .openapi("User");
