@@ -2,7 +2,7 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { listObjects } from "../db/list";
 import { eq, sql } from "drizzle-orm";
-import { addresses, companies, outbox, users } from "../db/schema";
+import { addresses, companies, outbox } from "../db/schema";
 import type { AppEnv } from "../env";
 import { conflict, notFound, validationHook } from "../errors";
 import type { FieldMap } from "../lib/filters";

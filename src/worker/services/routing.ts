@@ -12,27 +12,16 @@ import { DeliveryStatus, OPEN_DELIVERY_STATUSES, RouteStatus, UNFINISHED_ROUTE_S
 import { type PlannedDelivery, type RouteReplacement, type RoutingParams, type VehicleSpec, buildProblem, planRoutes, planningOrigin } from "../domain/routing-plan";
 import type { Company, Db, Env } from "../env";
 import { ApiError, conflict, notFound, unprocessable } from "../errors";
-import { normaliseDateTime, nowIso } from "../lib/time";
+import { nowIso } from "../lib/time";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
+import { type DeliveryDataItem, importDeliveries } from "./delivery-import";
 import { companyStub, publish } from "./live";
 import { prepareVehicle } from "./vehicle-records";
 import { d1Statement, inList } from "../db/sql";
 
 export interface RoutingRequest {
   deliveryids?: number[];
-  deliverydata?: (AddressInputType & {
-    custom_id?: string | null;
-    pdt_from?: string | null;
-    pdt_to?: string | null;
-    els?: number | null;
-    load?: number | null;
-    notes?: string | null;
-    final?: boolean | null;
-    pickup_ref_id?: number | null;
-    notify_customer_email?: boolean | null;
-    notify_customer_sms?: boolean | null;
-    deliverytype_id?: number | null;
-  })[];
+  deliverydata?: DeliveryDataItem[];
   vehicles?: Parameters<typeof prepareVehicle>[3][];
   startaddress_id?: number;
   startaddress?: AddressInputType;
@@ -91,43 +80,6 @@ export async function cancelAllRoutes(env: Env, db: Db, companyId: number) {
     db.update(routes).set({ status: RouteStatus.cancelled }).where(unfinished).returning({ id: routes.id, driver_id: routes.driver_id }),
   ]);
   for (const r of cancelled) await publish(env, companyId, { type: "route", id: r.id, status: RouteStatus.cancelled, driver_id: r.driver_id }, r.driver_id);
-}
-
-/** Creates the addresses and deliveries of `deliverydata` (all or nothing); answers their ids in order. */
-async function importDeliveries(env: Env, db: Db, company: Company, depotId: number, items: NonNullable<RoutingRequest["deliverydata"]>): Promise<number[]> {
-  const resolved = [];
-  for (const [i, item] of items.entries()) {
-    const { custom_id, pdt_from, pdt_to, els, load, notes, final, pickup_ref_id: _pickup, notify_customer_email, notify_customer_sms, deliverytype_id, ...address } = item;
-    const location = await resolveAddressInput(env, company.id, address, `deliverydata.${i}.`);
-    const window = [pdt_from, pdt_to].map((t, k) => {
-      if (!t) return null;
-      const normalised = normaliseDateTime(t);
-      if (!normalised) throw unprocessable("Date-times must be ISO 8601", `deliverydata.${i}.${k ? "pdt_to" : "pdt_from"}`);
-      return normalised;
-    });
-    if (window[0] && window[1] && window[0] > window[1]) throw unprocessable("pdt_from must not be after pdt_to", `deliverydata.${i}.pdt_from,deliverydata.${i}.pdt_to`);
-    resolved.push({ location, delivery: { custom_id, pdt_from: window[0], pdt_to: window[1], els, load, notes, final, deliverytype_id, notify_customer: !!(notify_customer_email || notify_customer_sms) } });
-  }
-  // Two statements in one batch, rows as JSON parameters (D1 binds at most 100 values per statement).
-  // One INSERT … SELECT numbers its rows consecutively, so delivery k refers to the k-th new address.
-  const addressColumns = ["contactcompany", "customernr", "contactfirstname", "contactlastname", "street", "housenumber", "postalcode", "city", "district", "country", "email", "phonenr", "addresstype", "lng", "lat", "geocode_source"] as const;
-  const deliveryColumns = ["custom_id", "pdt_from", "pdt_to", "els", "load", "notes", "final", "deliverytype_id", "notify_customer"] as const;
-  const pick = (row: Record<string, unknown>, columns: readonly string[]) => columns.map((c) => row[c] ?? null);
-  const fields = (columns: readonly string[]) => sql.raw(columns.map((_, k) => `json_extract(value, '$[${k}]')`).join(", "));
-  const names = (columns: readonly string[]) => sql.raw(columns.map((c) => `"${c}"`).join(", "));
-  const addressRows = JSON.stringify(resolved.map((r) => pick(r.location as unknown as Record<string, unknown>, addressColumns)));
-  const deliveryRows = JSON.stringify(resolved.map((r) => pick({ ...r.delivery, final: r.delivery.final === null || r.delivery.final === undefined ? null : Number(r.delivery.final), notify_customer: Number(r.delivery.notify_customer) }, deliveryColumns)));
-  const n = resolved.length;
-  const [, inserted] = await env.DB.batch([
-    d1Statement(env.DB, sql`insert into ${addresses} ("company_id", ${names(addressColumns)}) select ${company.id}, ${fields(addressColumns)} from json_each(${addressRows}) order by key`),
-    d1Statement(
-      env.DB,
-      sql`insert into ${deliveries} ("company_id", "supplierlocation_id", "deliverylocation_id", ${names(deliveryColumns)})
-          select ${company.id}, ${depotId}, (select max(id) from ${addresses} where company_id = ${company.id}) - (${n} - 1 - key), ${fields(deliveryColumns)}
-          from json_each(${deliveryRows}) order by key returning id`,
-    ),
-  ]);
-  return (inserted.results as { id: number }[]).map((r) => r.id).sort((a, b) => a - b);
 }
 
 /**
@@ -207,7 +159,7 @@ async function prepareRouting(
     const unplaced = rows.filter((r) => r.location === null || r.lng === null);
     if (unplaced.length) throw unprocessable(`Deliveries without a located address: ${unplaced.map((r) => r.id).join(", ")}`, "deliveryids");
   } else {
-    deliveryIds = await importDeliveries(env, db, company, depot.addressId, body.deliverydata!);
+    deliveryIds = (await importDeliveries(env, company, depot.addressId, body.deliverydata!, "fail")).ids;
   }
 
   // Fleet: inline vehicles, else the company's active vehicles, else identical ones.

@@ -1,0 +1,100 @@
+/**
+ * Creating many deliveries at once with their addresses: `deliverydata` of a
+ * routing request and spreadsheet uploads. Addresses are geocoded when they
+ * carry no coordinate; all rows are written in two statements of one batch.
+ */
+import { sql } from "drizzle-orm";
+import { addresses, deliveries } from "../db/schema";
+import { d1Statement } from "../db/sql";
+import type { Company, Env } from "../env";
+import { ApiError, unprocessable } from "../errors";
+import { normaliseDateTime } from "../lib/time";
+import { type AddressInputType, resolveAddressInput } from "./address-input";
+
+export type DeliveryDataItem = AddressInputType & {
+  custom_id?: string | null;
+  custom_tour?: string | null;
+  pdt_from?: string | null;
+  pdt_to?: string | null;
+  els?: number | null;
+  load?: number | null;
+  notes?: string | null;
+  final?: boolean | null;
+  pickup_ref_id?: number | null;
+  notify_customer_email?: boolean | null;
+  notify_customer_sms?: boolean | null;
+  deliverytype_id?: number | null;
+};
+
+/** A row that could not be imported: its index in the input, why, and the fields concerned. */
+export interface VagueAddress {
+  index: number;
+  message: string;
+  fields: string;
+}
+
+/**
+ * Imports the items. `fail`: the first unusable item is a 422 naming its
+ * fields and nothing is stored (routing requests). `collect`: unusable items
+ * are skipped and reported (uploads). Answers the new delivery ids in input order.
+ */
+export async function importDeliveries(env: Env, company: Company, depotId: number, items: DeliveryDataItem[], onProblem: "fail" | "collect"): Promise<{ ids: number[]; vague: VagueAddress[] }> {
+  const resolved = [];
+  const vague: VagueAddress[] = [];
+  for (const [i, item] of items.entries()) {
+    try {
+      resolved.push(await resolveItem(env, company, item, `deliverydata.${i}.`));
+    } catch (err) {
+      if (onProblem === "fail" || !(err instanceof ApiError)) throw err;
+      vague.push({ index: i, message: err.message, fields: err.fields });
+    }
+  }
+  if (!resolved.length) return { ids: [], vague };
+  // Rows travel as JSON parameters (D1 binds at most 100 values per statement). One INSERT … SELECT
+  // numbers its rows consecutively, so delivery k refers to the k-th new address.
+  const addressColumns = ["contactcompany", "customernr", "contactfirstname", "contactlastname", "street", "housenumber", "postalcode", "city", "district", "country", "email", "phonenr", "addresstype", "lng", "lat", "geocode_source"] as const;
+  const deliveryColumns = ["custom_id", "custom_tour", "pdt_from", "pdt_to", "els", "load", "notes", "final", "deliverytype_id", "notify_customer"] as const;
+  const pick = (row: Record<string, unknown>, columns: readonly string[]) => columns.map((c) => row[c] ?? null);
+  const fields = (columns: readonly string[]) => sql.raw(columns.map((_, k) => `json_extract(value, '$[${k}]')`).join(", "));
+  const names = (columns: readonly string[]) => sql.raw(columns.map((c) => `"${c}"`).join(", "));
+  const addressRows = JSON.stringify(resolved.map((r) => pick(r.location as unknown as Record<string, unknown>, addressColumns)));
+  const deliveryRows = JSON.stringify(resolved.map((r) => pick(r.delivery, deliveryColumns)));
+  const n = resolved.length;
+  const [, inserted] = await env.DB.batch([
+    d1Statement(env.DB, sql`insert into ${addresses} ("company_id", ${names(addressColumns)}) select ${company.id}, ${fields(addressColumns)} from json_each(${addressRows}) order by key`),
+    d1Statement(
+      env.DB,
+      sql`insert into ${deliveries} ("company_id", "supplierlocation_id", "deliverylocation_id", ${names(deliveryColumns)})
+          select ${company.id}, ${depotId}, (select max(id) from ${addresses} where company_id = ${company.id}) - (${n} - 1 - key), ${fields(deliveryColumns)}
+          from json_each(${deliveryRows}) order by key returning id`,
+    ),
+  ]);
+  return { ids: (inserted.results as { id: number }[]).map((r) => r.id).sort((a, b) => a - b), vague };
+}
+
+async function resolveItem(env: Env, company: Company, item: DeliveryDataItem, prefix: string) {
+  const { custom_id, custom_tour, pdt_from, pdt_to, els, load, notes, final, pickup_ref_id: _pickup, notify_customer_email, notify_customer_sms, deliverytype_id, ...address } = item;
+  const location = await resolveAddressInput(env, company.id, address, prefix);
+  const window = [pdt_from, pdt_to].map((t, k) => {
+    if (!t) return null;
+    const normalised = normaliseDateTime(t);
+    if (!normalised) throw unprocessable("Date-times must be ISO 8601", `${prefix}${k ? "pdt_to" : "pdt_from"}`);
+    return normalised;
+  });
+  if (window[0] && window[1] && window[0] > window[1]) throw unprocessable("pdt_from must not be after pdt_to", `${prefix}pdt_from,${prefix}pdt_to`);
+  return {
+    location,
+    delivery: {
+      custom_id,
+      custom_tour,
+      pdt_from: window[0],
+      pdt_to: window[1],
+      els,
+      load,
+      notes,
+      final: final === null || final === undefined ? null : Number(final),
+      deliverytype_id,
+      notify_customer: Number(!!(notify_customer_email || notify_customer_sms)),
+    },
+  };
+}
