@@ -9,7 +9,7 @@ import type { SolutionState } from "./state";
  * route minimisation; only plain single jobs are moved.
  */
 
-function movable(state: SolutionState, node: number): boolean {
+export function movable(state: SolutionState, node: number): boolean {
   const inst = state.inst;
   return inst.pairRole[node] === 0 && inst.units[inst.unitOf[node]].length === 1;
 }
@@ -43,6 +43,22 @@ function tailJoin(x: Route, i: number, y: Route, j: number): number {
   const travel = x.fTravel[i] + t + y.bTravel[j];
   const waiting = Math.max(0, seg.duration - travel - x.fService[i] - y.bService[j]);
   return x.costOf(x.fDist[i] + x.dist(last, first) + y.bDist[j], seg.duration, waiting);
+}
+
+/** Penalty of prefix(x, i) + suffix(y, j) on x's vehicle (for the squeeze). */
+export function tailJoinPenalty(x: Route, i: number, y: Route, j: number): number {
+  const v = x.vehicle;
+  let penalty = 0;
+  for (let d = 0; d < x.dims; d++) {
+    const ki = i * x.dims + d;
+    const kj = j * x.dims + d;
+    const peak = Math.max(x.fPeak[ki], x.fSum[ki] + y.bPeak[kj]);
+    penalty += Math.max(0, x.fPlain[ki] + y.bPlain[kj] + peak - v.capacity[d]);
+  }
+  const last = i > 0 ? x.nodes[i - 1] : 0;
+  const first = j < y.nodes.length ? y.nodes[j] : -1;
+  merge(x.fDur[i], x.fWarp[i], x.fEarly[i], x.fLate[i], x.time(last, first), y.bDur[j], y.bWarp[j], y.bEarly[j], y.bLate[j]);
+  return penalty + seg.timeWarp + Math.max(0, seg.duration - v.maxDuration);
 }
 
 export function applyTwoOptStar(state: SolutionState, a: Route, i: number, b: Route, j: number): void {

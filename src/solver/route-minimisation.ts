@@ -1,6 +1,6 @@
 import type { Budget } from "./budget";
 import { UNBOUNDED } from "./model";
-import { randomMoves } from "./moves";
+import { applyTwoOptStar, movable, randomMoves, tailJoinPenalty } from "./moves";
 import type { Random } from "./random";
 import type { Route } from "./route";
 import { EPS, merge, seg } from "./segment";
@@ -81,6 +81,11 @@ export function* minimiseRoutes(
         continue;
       }
       const node = members[0];
+      const squeezed = squeeze(state, unit, rng);
+      if (squeezed) {
+        state = squeezed;
+        continue;
+      }
       penalty[node]++;
       const ej = findEjection(state, node, penalty, rng);
       if (!ej || !ej.route) {
@@ -122,88 +127,104 @@ export function* minimiseRoutes(
  */
 function findEjection(state: SolutionState, node: number, penalty: Int32Array, rng: Random): Ejection | null {
   const inst = state.inst;
-  const dims = inst.dims;
   const best: Ejection = { route: null, position: -1, ejected: [], penalty: Infinity, ties: 0 };
-  const ejected: number[] = [];
-  let nodesLeft = SEARCH_NODES;
-  const routes = rng.shuffle(state.routes.slice());
-  for (const route of routes) {
-    const nodes = route.nodes;
-    const len = nodes.length;
-    const v = route.vehicle;
-    const service = inst.service;
-    const ready = inst.ready;
-    const due = inst.due;
+  const search: EjectionSearch = {
+    state,
+    route: state.routes[0],
+    node,
+    position: 0,
+    penalty,
+    rng,
+    best,
+    ejected: [],
+    load: new Float64Array(inst.dims),
+    nodesLeft: SEARCH_NODES,
+  };
+  for (const route of rng.shuffle(state.routes.slice())) {
+    search.route = route;
+    const len = route.nodes.length;
     // Load after the insertion, for tours without pairs (checked exactly otherwise).
-    const load = new Float64Array(dims);
-    for (let d = 0; d < dims; d++) load[d] = route.fPlain[len * dims + d] + inst.plain[node * dims + d];
-    const loadFits = () => {
-      for (let d = 0; d < dims; d++) {
-        let l = load[d];
-        for (const e of ejected) l -= inst.plain[e * dims + d];
-        if (l > v.capacity[d] + EPS) return false;
-      }
-      return true;
-    };
-    for (let p = 0; p <= len; p++) {
-      // Element j of the virtual tour with `node` inserted before position p.
-      const at = (j: number) => (j < p ? nodes[j] : j === p ? node : nodes[j - 1]);
-      const dfs = (j: number, dur: number, warp: number, early: number, late: number, last: number, pen: number): void => {
-        if (--nodesLeft < 0) return;
-        if (j > p) {
-          // Close the branch: kept prefix + untouched original suffix from j - 1.
-          const o = j - 1;
-          const first = o < len ? nodes[o] : -1;
-          merge(dur, warp, early, late, route.time(last, first), route.bDur[o], route.bWarp[o], route.bEarly[o], route.bLate[o]);
-          if (seg.timeWarp <= EPS && seg.duration <= v.maxDuration + EPS && loadFits()) {
-            if (route.hasPairs && !pairLoadFits(route, nodes, p, node, ejected)) {
-              // fall through to deeper ejections
-            } else {
-              if (pen <= best.penalty) {
-                if (pen < best.penalty) {
-                  best.penalty = pen;
-                  best.ties = 0;
-                }
-                // Reservoir sampling among equally penalised ejections.
-                if (rng.int(++best.ties) === 0) {
-                  best.route = route;
-                  best.position = p;
-                  best.ejected = ejected.slice();
-                }
-              }
-              return;
-            }
-          }
-          if (j > len) return;
-        }
-        const n = at(j);
-        const t = route.time(last, n);
-        merge(dur, warp, early, late, t, service[n], 0, ready[n], due[n]);
-        if (seg.timeWarp <= EPS) {
-          const d2 = seg.duration;
-          const w2 = seg.timeWarp;
-          const e2 = seg.earliest;
-          const l2 = seg.latest;
-          dfs(j + 1, d2, w2, e2, l2, n, pen);
-        }
-        if (
-          n !== node &&
-          ejected.length < K_MAX &&
-          pen + penalty[n] < best.penalty &&
-          inst.pairRole[n] === 0 &&
-          inst.units[inst.unitOf[n]].length === 1
-        ) {
-          ejected.push(n);
-          dfs(j + 1, dur, warp, early, late, last, pen + penalty[n]);
-          ejected.pop();
-        }
-      };
-      dfs(0, 0, 0, v.earliestStart, v.latestStart, 0, 0);
-      if (nodesLeft < 0) break;
+    for (let d = 0; d < inst.dims; d++) search.load[d] = route.fPlain[len * inst.dims + d] + inst.plain[node * inst.dims + d];
+    for (let p = 0; p <= len && search.nodesLeft > 0; p++) {
+      search.position = p;
+      const v = route.vehicle;
+      ejectionStep(search, 0, 0, 0, v.earliestStart, v.latestStart, 0, 0);
     }
-    if (nodesLeft < 0) break;
+    if (search.nodesLeft <= 0) break;
   }
   return best.route ? best : null;
+}
+
+/** State of one ejection search (kept out of closures: this is the hot loop). */
+interface EjectionSearch {
+  state: SolutionState;
+  route: Route;
+  node: number;
+  /** `node` is inserted before this position of the route. */
+  position: number;
+  penalty: Int32Array;
+  rng: Random;
+  best: Ejection;
+  ejected: number[];
+  load: Float64Array;
+  nodesLeft: number;
+}
+
+/** Decides keep/eject for element j of the tour with the job inserted. */
+function ejectionStep(s: EjectionSearch, j: number, dur: number, warp: number, early: number, late: number, last: number, pen: number): void {
+  if (--s.nodesLeft < 0) return;
+  const { route, node, position: p, best } = s;
+  const inst = s.state.inst;
+  const nodes = route.nodes;
+  const len = nodes.length;
+  const v = route.vehicle;
+  if (j > p) {
+    // Close the branch: kept prefix + untouched original suffix from j - 1.
+    const o = j - 1;
+    const first = o < len ? nodes[o] : -1;
+    merge(dur, warp, early, late, route.time(last, first), route.bDur[o], route.bWarp[o], route.bEarly[o], route.bLate[o]);
+    if (seg.timeWarp <= EPS && seg.duration <= v.maxDuration + EPS && ejectedLoadFits(s) && (!route.hasPairs || pairLoadFits(route, nodes, p, node, s.ejected))) {
+      if (pen <= best.penalty) {
+        if (pen < best.penalty) {
+          best.penalty = pen;
+          best.ties = 0;
+        }
+        // Reservoir sampling among equally penalised ejections.
+        if (s.rng.int(++best.ties) === 0) {
+          best.route = route;
+          best.position = p;
+          best.ejected = s.ejected.slice();
+        }
+      }
+      return;
+    }
+    if (j > len) return;
+  }
+  const n = j < p ? nodes[j] : j === p ? node : nodes[j - 1];
+  merge(dur, warp, early, late, route.time(last, n), inst.service[n], 0, inst.ready[n], inst.due[n]);
+  if (seg.timeWarp <= EPS) ejectionStep(s, j + 1, seg.duration, seg.timeWarp, seg.earliest, seg.latest, n, pen);
+  if (
+    n !== node &&
+    s.ejected.length < K_MAX &&
+    pen + s.penalty[n] < best.penalty &&
+    inst.pairRole[n] === 0 &&
+    inst.units[inst.unitOf[n]].length === 1
+  ) {
+    s.ejected.push(n);
+    ejectionStep(s, j + 1, dur, warp, early, late, last, pen + s.penalty[n]);
+    s.ejected.pop();
+  }
+}
+
+function ejectedLoadFits(s: EjectionSearch): boolean {
+  const inst = s.state.inst;
+  const cap = s.route.vehicle.capacity;
+  for (let d = 0; d < inst.dims; d++) {
+    let l = s.load[d];
+    for (const e of s.ejected) l -= inst.plain[e * inst.dims + d];
+    if (l > cap[d] + EPS) return false;
+  }
+  return true;
 }
 
 /** Exact load check for tours with pickup-and-delivery pairs. */
@@ -223,4 +244,94 @@ function pairLoadFits(route: Route, nodes: number[], p: number, node: number, ej
     if (peak > route.vehicle.capacity[d] + EPS) return false;
   }
   return true;
+}
+
+const SQUEEZE_STEPS = 100;
+
+/**
+ * Squeeze (Nagata & Bräysy): insert the job where the penalty (time warp +
+ * excess load/duration) grows least, then repair with penalty-decreasing
+ * relocate, swap and 2-opt* moves around infeasible tours. Returns the
+ * repaired solution, or null (the input is left untouched).
+ */
+function squeeze(state: SolutionState, unit: number, rng: Random): SolutionState | null {
+  const inst = state.inst;
+  const node = inst.units[unit][0];
+  let target: Route | null = null;
+  let position = -1;
+  let least = Infinity;
+  for (const r of state.routes) {
+    for (let p = 0; p <= r.nodes.length; p++) {
+      const pen = r.joinPenalty(p, p, node);
+      if (pen < least) {
+        least = pen;
+        target = r;
+        position = p;
+      }
+    }
+  }
+  if (!target) return null;
+  const work = state.clone();
+  const route = work.routes[state.routes.indexOf(target)];
+  work.apply(unit, { route, vehicle: route.vehicle, cost: 0, position });
+  const k = inst.neighbourCount;
+  const limit = Math.min(k, 20);
+  for (let step = 0; step < SQUEEZE_STEPS; step++) {
+    const infeasible = work.routes.filter((r) => r.penalty > EPS);
+    if (infeasible.length === 0) return work;
+    const r = infeasible[rng.int(infeasible.length)];
+    let bestDelta = -EPS;
+    let move: (() => void) | null = null;
+    for (let i = 0; i < r.nodes.length; i++) {
+      const u = r.nodes[i];
+      const out = movable(work, u) ? r.joinPenalty(i, i + 1, -1) : Infinity;
+      for (let n = 0; n < limit; n++) {
+        const w = inst.neighbours[u * k + n];
+        const b = work.routeOf[w];
+        if (!b || b === r) continue;
+        const j = work.position[w];
+        const before = r.penalty + b.penalty;
+        for (let pos = j; pos <= j + 1 && out < Infinity; pos++) {
+          const delta = out + b.joinPenalty(pos, pos, u) - before;
+          if (delta < bestDelta) {
+            bestDelta = delta;
+            move = () => {
+              r.nodes.splice(i, 1);
+              b.nodes.splice(pos, 0, u);
+              work.routeOf[u] = b;
+              work.afterChange(r);
+              work.afterChange(b);
+            };
+          }
+        }
+        if (out < Infinity && movable(work, w)) {
+          const delta = r.joinPenalty(i, i + 1, w) + b.joinPenalty(j, j + 1, u) - before;
+          if (delta < bestDelta) {
+            bestDelta = delta;
+            move = () => {
+              r.nodes[i] = w;
+              b.nodes[j] = u;
+              work.afterChange(r);
+              work.afterChange(b);
+            };
+          }
+        }
+        if (r.vehicle.typeKey === b.vehicle.typeKey && !r.hasPairs && !b.hasPairs) {
+          // Tails exchanged so that u is followed by w (t = 0), or w by u (t = 1).
+          for (let t = 0; t < 2; t++) {
+            const ri = i + 1 - t;
+            const bj = j + t;
+            const delta = tailJoinPenalty(r, ri, b, bj) + tailJoinPenalty(b, bj, r, ri) - before;
+            if (delta < bestDelta) {
+              bestDelta = delta;
+              move = () => applyTwoOptStar(work, r, ri, b, bj);
+            }
+          }
+        }
+      }
+    }
+    if (!move) return null;
+    move();
+  }
+  return null;
 }

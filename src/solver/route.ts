@@ -41,6 +41,8 @@ export class Route {
   cost = 0;
   /** Whether the stored sequence satisfies every constraint. */
   feasible = true;
+  /** Time warp + load excess + duration excess (0 when feasible); guides the squeeze. */
+  penalty = 0;
   /** Whether some node has a partner (then precedence matters for moves). */
   hasPairs = false;
 
@@ -82,6 +84,7 @@ export class Route {
     r.waiting = this.waiting;
     r.cost = this.cost;
     r.feasible = this.feasible;
+    r.penalty = this.penalty;
     r.hasPairs = this.hasPairs;
     return r;
   }
@@ -190,11 +193,12 @@ export class Route {
     this.distance = this.fDist[len] + (len > 0 ? this.dist(nodes[len - 1], -1) : 0);
     const travel = this.fTravel[len] + tEnd;
     this.waiting = Math.max(0, this.duration - travel - this.fService[len]);
-    let feasible = seg.timeWarp < EPS && this.duration <= v.maxDuration + EPS;
+    let penalty = seg.timeWarp + Math.max(0, this.duration - v.maxDuration);
     for (let d = 0; d < dims; d++) {
-      if (this.fPlain[len * dims + d] + this.fPeak[len * dims + d] > v.capacity[d] + EPS) feasible = false;
+      penalty += Math.max(0, this.fPlain[len * dims + d] + this.fPeak[len * dims + d] - v.capacity[d]);
     }
-    this.feasible = feasible;
+    this.penalty = penalty;
+    this.feasible = penalty < EPS;
     this.cost = len === 0 ? 0 : this.costOf(this.distance, this.duration, this.waiting);
   }
 
@@ -279,6 +283,32 @@ export class Route {
     if (seg.timeWarp > EPS || seg.duration > v.maxDuration + EPS) return Infinity;
     const waiting = Math.max(0, seg.duration - travel - service);
     return this.costOf(dist, seg.duration, waiting) - this.cost;
+  }
+
+  /**
+   * Penalty (time warp + load and duration excess) of prefix(i) + node +
+   * suffix(j); node = -1 joins prefix and suffix directly. O(dims).
+   */
+  joinPenalty(i: number, j: number, node: number): number {
+    const { inst, vehicle: v, dims, nodes } = this;
+    let penalty = 0;
+    for (let d = 0; d < dims; d++) {
+      const ki = i * dims + d;
+      const kj = j * dims + d;
+      const plain = this.fPlain[ki] + (node >= 0 ? inst.plain[node * dims + d] : 0) + this.bPlain[kj];
+      const delta = node >= 0 ? inst.delta[node * dims + d] : 0;
+      const peak = Math.max(this.fPeak[ki], this.fSum[ki] + Math.max(0, delta + this.bPeak[kj]));
+      penalty += Math.max(0, plain + peak - v.capacity[d]);
+    }
+    const a = i > 0 ? nodes[i - 1] : 0;
+    const b = j < nodes.length ? nodes[j] : -1;
+    if (node >= 0) {
+      merge(this.fDur[i], this.fWarp[i], this.fEarly[i], this.fLate[i], this.time(a, node), inst.service[node], 0, inst.ready[node], inst.due[node]);
+      merge(seg.duration, seg.timeWarp, seg.earliest, seg.latest, this.time(node, b), this.bDur[j], this.bWarp[j], this.bEarly[j], this.bLate[j]);
+    } else {
+      merge(this.fDur[i], this.fWarp[i], this.fEarly[i], this.fLate[i], this.time(a, b), this.bDur[j], this.bWarp[j], this.bEarly[j], this.bLate[j]);
+    }
+    return penalty + seg.timeWarp + Math.max(0, seg.duration - v.maxDuration);
   }
 
   insert(node: number, p: number): void {

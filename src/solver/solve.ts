@@ -16,7 +16,7 @@ const ROUTE_MINIMISATION_SHARE = 0.5;
  * Annealing temperatures relative to the average cost per job: hot enough at
  * the start to restructure packed tours (Solomon C2 needed it), cold at the end.
  */
-const INITIAL_TEMPERATURE = 3;
+const INITIAL_TEMPERATURE = 10;
 const FINAL_TEMPERATURE = 0.01;
 
 /**
