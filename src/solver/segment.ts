@@ -31,10 +31,5 @@ export function merge(
   seg.latest = Math.min(l2 - delta, l1) + warp;
 }
 
-/** Load profile of a piece: sum of load changes and the highest prefix (>= 0). */
-export function mergeLoadPeak(s1: number, m1: number, m2: number): number {
-  return Math.max(m1, s1 + m2);
-}
-
 /** Tolerance for floating-point comparisons of times and loads. */
 export const EPS = 1e-6;

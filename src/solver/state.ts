@@ -249,13 +249,11 @@ export class SolutionState {
       }
     };
     for (const r of this.routes) consider(r, r.vehicle);
-    if (allowNew && (best === null || this.inst.maxTours > this.routes.length) && this.canOpenTour()) {
-      // A new tour only when nothing else fits: the objective ranks tours above cost.
-      if (best === null) {
-        for (const type of this.types) {
-          const v = this.freeVehicle(type);
-          if (v) consider(null, v);
-        }
+    // A new tour only when nothing else fits: the objective ranks tours above cost.
+    if (allowNew && best === null && this.canOpenTour()) {
+      for (const type of this.types) {
+        const v = this.freeVehicle(type);
+        if (v) consider(null, v);
       }
     }
     return best;

@@ -170,4 +170,20 @@ describe("every constraint binds and is respected", () => {
     expect(late.relaxed).toEqual([]);
     expect(late.unassigned.map((u) => u.jobId)).toEqual(["a"]);
   });
+
+  it("heterogeneous fleet: the cheap slow vehicle only where it is on time", () => {
+    const fleet = [
+      { id: "slow", travelTimeFactor: 2 },
+      { id: "fast", costs: { fixed: 50 } },
+    ];
+    const loose = planar({ x: 0, y: 0 }, [{ id: "a", x: 10, y: 0 }], { vehicles: fleet });
+    const tight = planar({ x: 0, y: 0 }, [{ id: "a", x: 10, y: 0, timeWindow: { start: 0, end: 15 } }], { vehicles: fleet });
+    const cheap = solveSync(loose, opts);
+    expect(cheap.tours.map((t) => t.vehicleId)).toEqual(["slow"]);
+    expect(codes(tight, cheap)).toContain("TIME_WINDOW");
+    const s = solveSync(tight, opts);
+    expect(codes(tight, s)).toEqual([]);
+    expect(s.tours.map((t) => t.vehicleId)).toEqual(["fast"]);
+    expect(s.summary.cost).toBeCloseTo(50.02, 9);
+  });
 });
