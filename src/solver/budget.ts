@@ -12,6 +12,7 @@ export class Budget {
   iterations = 0;
   cancelled = false;
   private lastProgress = 0;
+  private best: (() => Omit<Progress, "fraction">) | null = null;
   private readonly timeLimit: number;
   private readonly maxIterations: number;
 
@@ -34,6 +35,12 @@ export class Budget {
 
   tick(): void {
     this.iterations++;
+    if ((this.iterations & 63) === 0) this.progress();
+  }
+
+  /** Where progress reports get the best solution's figures from. */
+  watch(best: () => Omit<Progress, "fraction">): void {
+    this.best = best;
   }
 
   /** True once the budget is spent or the caller cancelled. */
@@ -42,12 +49,12 @@ export class Budget {
     return this.fraction() >= 1;
   }
 
-  /** Reports progress at most every 100 ms. */
-  progress(best: () => Omit<Progress, "fraction">): void {
-    if (!this.options.onProgress) return;
+  /** Reports progress at most every 100 ms (`force`: now, e.g. on a new best). */
+  progress(force = false): void {
+    if (!this.options.onProgress || !this.best) return;
     const now = Date.now();
-    if (now - this.lastProgress < 100) return;
+    if (!force && now - this.lastProgress < 100) return;
     this.lastProgress = now;
-    this.options.onProgress({ fraction: this.fraction(), ...best() });
+    this.options.onProgress({ fraction: this.fraction(), ...this.best() });
   }
 }

@@ -52,16 +52,15 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
   const inst = compile(problem);
   const originalDue = inst.due.slice();
   let bestObjective: Objective | null = null;
+  budget.watch(() => ({
+    tours: bestObjective?.tours ?? 0,
+    unassigned: bestObjective?.unassigned ?? inst.size - 1,
+    cost: bestObjective?.cost ?? 0,
+  }));
   const improved = (s: SolutionState) => {
     bestObjective = s.objective();
-    report();
+    budget.progress();
   };
-  const report = () =>
-    budget.progress(() => ({
-      tours: bestObjective?.tours ?? 0,
-      unassigned: bestObjective?.unassigned ?? inst.size - 1,
-      cost: bestObjective?.cost ?? 0,
-    }));
 
   let best: SolutionState;
   if (problem.fixOrder) {
