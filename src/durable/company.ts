@@ -107,6 +107,8 @@ export class CompanyCoordinator extends DurableObject<Env> {
   /** Registers a new process with the status of each action; durable, so it survives eviction. */
   async createProcess(processId: string, state: ProcessState): Promise<void> {
     await this.ctx.storage.put(`process:${processId}`, state);
+    // A process started again (batch routing of an upload) may be claimed anew.
+    await this.ctx.storage.delete(`process:${processId}:owner`);
   }
 
   async getProcess(processId: string): Promise<ProcessState | null> {
@@ -118,13 +120,22 @@ export class CompanyCoordinator extends DurableObject<Env> {
    * `meta` fields are merged into the action's meta JSON. Calls are
    * serialised by the object, so concurrent updates never lose one another.
    */
-  async updateProcess(processId: string, action: ProcessAction, update: { status?: ProcessStatus; link?: string; meta?: Record<string, unknown> }): Promise<ProcessState | null> {
+  async updateProcess(
+    processId: string,
+    action: ProcessAction,
+    update: { status?: ProcessStatus; link?: string; meta?: Record<string, unknown>; vague_addresses?: ProcessRecord["vague_addresses"] },
+  ): Promise<ProcessState | null> {
     const key = `process:${processId}`;
     const state = await this.ctx.storage.get<ProcessState>(key);
     if (!state) return null;
     const record = state[action];
     const meta = { ...(JSON.parse(record.meta) as Record<string, unknown>), ...update.meta };
-    state[action] = { ...record, status: update.status ?? record.status, link: update.link ?? record.link, meta: JSON.stringify(meta) };
+    state[action] = {
+      status: update.status ?? record.status,
+      link: update.link ?? record.link,
+      vague_addresses: update.vague_addresses ?? record.vague_addresses,
+      meta: JSON.stringify(meta),
+    };
     await this.ctx.storage.put(key, state);
     await this.broadcast({ type: "process", process_id: processId, action, status: state[action].status, meta: state[action].meta });
     return state;

@@ -27,6 +27,7 @@ import { operatorRoutes } from "./routes/operator";
 import { routingRoutes } from "./routes/routing";
 import { routeRoutes } from "./routes/routes";
 import { trackingRoutes } from "./routes/tracking";
+import { uploadRoutes } from "./routes/uploads";
 import { vehicleRoutes } from "./routes/vehicles";
 
 const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -39,6 +40,7 @@ export const apiRoutes = newRouter()
   .route("/", liveRoutes)
   .route("/", routingRoutes)
   .route("/", lifecycleRoutes)
+  .route("/", uploadRoutes)
   .route("/", driverRoutes)
   .route("/", availabilityRoutes)
   .route("/", trackingRoutes)

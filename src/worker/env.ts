@@ -33,6 +33,8 @@ export interface Env {
 export interface RoutingJob {
   processId: string;
   companyId: number;
+  /** `upload`: a one-step upload to import before routing. */
+  kind?: "upload";
 }
 
 export interface NotificationJob {

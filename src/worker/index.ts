@@ -4,6 +4,7 @@ import type { Env, NotificationJob, RoutingJob } from "./env";
 import { createDb } from "./db/client";
 import { deliverOutboxMessage } from "./services/outbox";
 import { runRouting } from "./services/routing";
+import { runOneStepUpload } from "./services/uploads";
 
 export { CompanyCoordinator } from "../durable/company";
 
@@ -22,7 +23,8 @@ export default {
         else if (batch.queue.startsWith(QUEUES.routing)) {
           const job = message.body as RoutingJob;
           // The message id is the same on redelivery: a retry of this message may resume its own claim.
-          await runRouting(env, db, job.companyId, job.processId, message.id);
+          if (job.kind === "upload") await runOneStepUpload(env, db, job.companyId, job.processId, message.id);
+          else await runRouting(env, db, job.companyId, job.processId, message.id);
         } else throw new Error(`No consumer for queue ${batch.queue}`);
         message.ack();
       } catch (err) {

@@ -25,6 +25,8 @@ export interface RoutingParams {
   traffic: boolean;
   assignDrivers: boolean;
   useArea: boolean;
+  /** Deliveries with the same `custom_tour` (the upload's tour column) stay on one tour. */
+  preclustered?: boolean;
   relax?: { minutes: number; afterTime?: string };
   nameprefix?: string;
   tourDurationRate?: number;
@@ -83,6 +85,7 @@ export interface PlannedDelivery {
   pickup_ref_id: number | null;
   postalcode: string | null;
   city: string | null;
+  custom_tour?: string | null;
   /** Tour area the delivery lies in (usearea), with that area's driver. */
   areaId?: number | null;
 }
@@ -144,7 +147,7 @@ export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[
       ...(d.load ? { load: [d.load] } : {}),
       ...(d.deliverprio ? { priority: d.deliverprio } : {}),
       ...(d.pickup_ref_id && inSet.has(d.pickup_ref_id) ? { pickup: String(d.pickup_ref_id) } : {}),
-      ...(params.useArea && d.areaId ? { group: `area:${d.areaId}` } : {}),
+      ...(params.preclustered && d.custom_tour ? { group: `tour:${d.custom_tour}` } : params.useArea && d.areaId ? { group: `area:${d.areaId}` } : {}),
     };
   });
   const specs: VehicleSpec[] =

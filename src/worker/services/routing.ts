@@ -33,6 +33,8 @@ export interface RoutingRequest {
 
 export interface RoutingOptions {
   truck: boolean;
+  /** Keep deliveries with the same `custom_tour` together (uploads' tour column). */
+  preclustered?: boolean;
   roundtrip: boolean;
   traffic: boolean;
   cancelroutes: boolean;
@@ -107,7 +109,7 @@ export async function startRouting(
  * The parameters of a routing request, checked against the company's data:
  * start, deliveries (imported from `deliverydata` when given), fleet, drivers.
  */
-async function prepareRouting(
+export async function prepareRouting(
   env: Env,
   db: Db,
   company: Company,
@@ -213,6 +215,7 @@ async function prepareRouting(
     traffic: options.traffic,
     assignDrivers: options.assign_drivers,
     useArea: options.usearea,
+    preclustered: options.preclustered ?? false,
     relax: options.relax_minutes ? { minutes: options.relax_minutes, afterTime: options.relax_after_time } : undefined,
     nameprefix: options.nameprefix,
     tourDurationRate: options.tour_duration_rate,
@@ -240,6 +243,7 @@ async function loadPlannedDeliveries(db: Db, companyId: number, params: RoutingP
       pickup_ref_id: deliveries.pickup_ref_id,
       postalcode: addresses.postalcode,
       city: addresses.city,
+      custom_tour: deliveries.custom_tour,
     })
     .from(deliveries)
     .innerJoin(addresses, eq(addresses.id, deliveries.deliverylocation_id))

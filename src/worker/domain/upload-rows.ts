@@ -1,0 +1,93 @@
+/**
+ * Spreadsheet rows -> delivery inputs. Columns are recognised by name
+ * (case-insensitive, English field names of the interface or common German
+ * headings); unknown columns are ignored. Pure.
+ */
+import { excelSerialToIso } from "../lib/spreadsheet";
+import type { Sheet } from "../lib/spreadsheet";
+
+export interface UploadRow {
+  /** 1-based row number in the file (the header is row 1). */
+  row: number;
+  custom_id?: string;
+  contactcompany?: string;
+  customernr?: string;
+  contactfirstname?: string;
+  contactlastname?: string;
+  street?: string;
+  housenumber?: string;
+  postalcode?: string;
+  city?: string;
+  country?: string;
+  email?: string;
+  phonenr?: string;
+  lat?: number;
+  lng?: number;
+  pdt_from?: string;
+  pdt_to?: string;
+  els?: number;
+  load?: number;
+  notes?: string;
+  /** Pre-clustered tour: rows with the same value go on one tour. */
+  tour?: string;
+}
+
+const ALIASES: Record<string, keyof Omit<UploadRow, "row">> = {
+  custom_id: "custom_id", id: "custom_id", auftrag: "custom_id", auftragsnummer: "custom_id", order: "custom_id",
+  contactcompany: "contactcompany", company: "contactcompany", firma: "contactcompany",
+  customernr: "customernr", kundennummer: "customernr", kundennr: "customernr",
+  contactfirstname: "contactfirstname", firstname: "contactfirstname", vorname: "contactfirstname",
+  contactlastname: "contactlastname", lastname: "contactlastname", name: "contactlastname", nachname: "contactlastname",
+  street: "street", strasse: "street", "straße": "street",
+  housenumber: "housenumber", hausnummer: "housenumber", nr: "housenumber",
+  postalcode: "postalcode", plz: "postalcode", zip: "postalcode", postleitzahl: "postalcode",
+  city: "city", ort: "city", stadt: "city",
+  country: "country", land: "country",
+  email: "email", "e-mail": "email",
+  phonenr: "phonenr", phone: "phonenr", telefon: "phonenr",
+  lat: "lat", latitude: "lat", lng: "lng", lon: "lng", longitude: "lng",
+  pdt_from: "pdt_from", from: "pdt_from", von: "pdt_from",
+  pdt_to: "pdt_to", to: "pdt_to", bis: "pdt_to",
+  els: "els", service: "els", standzeit: "els",
+  load: "load", menge: "load", gewicht: "load",
+  notes: "notes", notiz: "notes", bemerkung: "notes",
+  tour: "tour", custom_tour: "tour",
+};
+
+const NUMBER_FIELDS = new Set(["lat", "lng", "els", "load"]);
+const TIME_FIELDS = new Set(["pdt_from", "pdt_to"]);
+
+export interface ParsedRows {
+  rows: UploadRow[];
+  /** Rows that cannot be used, with the reason. */
+  rejected: { row: number; reason: string }[];
+  /** Header cells that matched no field. */
+  ignoredColumns: string[];
+}
+
+export function rowsFromSheet(sheet: Sheet): ParsedRows {
+  const [header = [], ...body] = sheet;
+  const columns = header.map((h) => ALIASES[h.trim().toLowerCase()] ?? null);
+  const ignoredColumns = header.filter((_, i) => columns[i] === null).map((h) => h.trim()).filter(Boolean);
+  const rows: UploadRow[] = [];
+  const rejected: ParsedRows["rejected"] = [];
+  body.forEach((cells, k) => {
+    const row: UploadRow = { row: k + 2 };
+    const problems: string[] = [];
+    columns.forEach((field, i) => {
+      const text = (cells[i] ?? "").trim();
+      if (!field || text === "") return;
+      if (NUMBER_FIELDS.has(field)) {
+        const n = Number(text.replace(",", "."));
+        if (Number.isFinite(n)) (row as unknown as Record<string, unknown>)[field] = n;
+        else problems.push(`${field} is not a number`);
+      } else if (TIME_FIELDS.has(field)) {
+        // XLSX date cells arrive as day serials; text dates pass through for the usual ISO checks.
+        (row as unknown as Record<string, unknown>)[field] = /^\d+(\.\d+)?$/.test(text) ? excelSerialToIso(Number(text)) : text;
+      } else (row as unknown as Record<string, unknown>)[field] = text;
+    });
+    if (problems.length) rejected.push({ row: row.row, reason: problems.join("; ") });
+    else rows.push(row);
+  });
+  return { rows, rejected, ignoredColumns };
+}

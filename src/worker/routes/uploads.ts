@@ -1,0 +1,151 @@
+/** Spreadsheet uploads and batch routing (dispatch-api.md "Upload and batch routing"). */
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
+import { processes } from "../db/schema";
+import type { AppEnv } from "../env";
+import { ApiError, notFound, unprocessable, validationHook } from "../errors";
+import { BooleanQuery, apiRoute, jsonResponse } from "../openapi";
+import { MAX_UPLOAD_BYTES, batchRouting, resultKey, uploadDeliveriesOnly, uploadOneStep } from "../services/uploads";
+import type { RoutingOptions } from "../services/routing";
+
+const COLUMNS =
+  "Files: `.xlsx` (first worksheet) or `.csv` (comma, semicolon or tab separated), first row the column names. Columns: the `deliverydata` field names " +
+  "(`custom_id`, `contactcompany`, `contactfirstname`, `contactlastname`, `street`, `housenumber`, `postalcode`, `city`, `country`, `email`, `phonenr`, `lat`, `lng`, " +
+  "`pdt_from`, `pdt_to`, `els`, `load`, `notes`) or German headings (`Firma`, `Strasse`, `Hausnummer`, `PLZ`, `Ort`, `Von`, `Bis`, …), plus `tour` for pre-clustered rows. " +
+  "Rows that cannot be used (nothing found for the address, bad numbers or times) are skipped and listed in the process's `vague_addresses` with file and row.";
+
+const UploadForm = z
+  .object({
+    "file[]": z.any().openapi({ type: "array", items: { type: "string", format: "binary" }, description: "Spreadsheet file(s)" }),
+    email: z.string().optional().openapi({ description: "Recipient of the result spreadsheet (default: the uploading dispatcher)" }),
+  })
+  .openapi("UploadForm");
+
+const formBody = { required: true, content: { "multipart/form-data": { schema: UploadForm } } };
+
+const flag = (fallback: boolean) => BooleanQuery.optional().transform((v) => v ?? fallback);
+const UploadQuery = z.object({
+  cancelroutes: flag(false).openapi({ description: "Cancel unfinished routes first" }),
+  assign_drivers: flag(false).openapi({ description: "Assign available active drivers to the tours" }),
+  preclustered: flag(true).openapi({ description: "Rows with the same `tour` value stay on one tour (default true)" }),
+  usearea: flag(false),
+  relax_minutes: z.coerce.number().int().min(0).max(300).refine((v) => v % 30 === 0, "steps of 30 minutes").optional(),
+  relax_after_time: z.string().regex(/^\d{2}:\d{2}(:\d{2})?([+-]\d{2}:?\d{2}|Z)$/, "hh:mm:ss+hh:mm with the zone").optional(),
+  num_vehicles: z.coerce.number().int().min(1).max(500).optional(),
+  numvehicles: z.coerce.number().int().min(1).max(500).optional(),
+  nameprefix: z.string().max(50).optional(),
+});
+
+const Started = z.object({ message: z.string(), process_id: z.string() }).openapi("UploadStarted");
+
+const oneStep = apiRoute({
+  method: "post",
+  path: "/upload/onestep",
+  tags: ["Uploads"],
+  summary: "Upload spreadsheets and route them in one step",
+  description: `Stores the files, then imports, clusters and routes them asynchronously; follow \`GET /process/status/{process_id}\`. The result spreadsheet (CSV) is linked from the \`final\` record and emailed. ${COLUMNS}`,
+  request: { query: UploadQuery, body: formBody },
+  responses: { 200: jsonResponse(Started, "Accepted; the process id") },
+});
+
+const deliveryOnly = apiRoute({
+  method: "post",
+  path: "/upload/deliveryonly",
+  tags: ["Uploads"],
+  summary: "Upload spreadsheets as deliveries, to route later",
+  description: `Creates the deliveries at once. Route them with \`POST /batchrouting/{process_id}\` or any routing call. ${COLUMNS}`,
+  request: { body: formBody },
+  responses: {
+    200: jsonResponse(
+      Started.extend({ num_created: z.number().int(), delivery_ids: z.array(z.number().int()), vague_addresses: z.array(z.object({ file: z.string(), row: z.number().int(), message: z.string(), fields: z.string() })) }),
+      "The created deliveries and the rows skipped",
+    ),
+  },
+});
+
+const ProcessParam = z.object({ process_id: z.string().uuid().openapi({ param: { name: "process_id", in: "path" } }) });
+
+const batch = apiRoute({
+  method: "post",
+  path: "/batchrouting/{process_id}",
+  tags: ["Uploads"],
+  summary: "Route the deliveries of a deliveries-only upload",
+  description: "Starts routing (asynchronously, as the same process) of the deliveries an earlier `POST /upload/deliveryonly` created; answers the initial status of every action. Query parameters as for uploads.",
+  request: { params: ProcessParam, query: UploadQuery },
+  responses: { 200: jsonResponse(z.object({ message: z.string(), process_id: z.string(), status: z.record(z.string(), z.unknown()) }), "Routing started") },
+});
+
+const result = apiRoute({
+  method: "get",
+  path: "/process/result/{process_id}",
+  tags: ["Uploads"],
+  summary: "The result spreadsheet of a one-step upload (CSV)",
+  request: { params: ProcessParam },
+  responses: { 200: { description: "CSV: one line per delivery in driving order", content: { "text/csv": { schema: z.string() } } } },
+});
+
+/** The uploaded files of the form, checked for count and size. */
+async function formFiles(form: FormData) {
+  const files = [...form.getAll("file[]"), ...form.getAll("file")].filter((f): f is File => typeof f === "object" && f !== null && "arrayBuffer" in f);
+  if (!files.length) throw unprocessable("Attach at least one spreadsheet as file[]", "file[]");
+  const total = files.reduce((sum, f) => sum + f.size, 0);
+  if (total > MAX_UPLOAD_BYTES) throw new ApiError(413, `Uploads are limited to ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB`, "file[]");
+  return Promise.all(files.map(async (f) => ({ name: f.name || "upload", bytes: new Uint8Array(await f.arrayBuffer()) })));
+}
+
+const routingOptions = (q: z.infer<typeof UploadQuery>): RoutingOptions => ({
+  truck: false,
+  roundtrip: true,
+  traffic: false,
+  cancelroutes: q.cancelroutes,
+  assign_drivers: q.assign_drivers,
+  usearea: q.usearea,
+  preclustered: q.preclustered,
+  num_vehicles: q.num_vehicles ?? q.numvehicles,
+  relax_minutes: q.relax_minutes,
+  relax_after_time: q.relax_after_time,
+  nameprefix: q.nameprefix,
+});
+
+/** The multipart form (already parsed and cached by the request validator). */
+async function readForm(c: { req: { formData(): Promise<FormData> | FormData } }): Promise<FormData> {
+  try {
+    return await c.req.formData();
+  } catch {
+    throw unprocessable("The body must be multipart/form-data", "file[]");
+  }
+}
+
+export const uploadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(
+    oneStep,
+    async (c) => {
+      const form = await readForm(c);
+      const email = form.get("email");
+      if (email !== null && (typeof email !== "string" || !/^[^@\s]+@[^@\s]+$/.test(email))) throw unprocessable("email is not an email address", "email");
+      const files = await formFiles(form);
+      const processId = await uploadOneStep(c.env, c.get("db"), c.get("company"), c.get("user").id, files, email ?? undefined, routingOptions(c.req.valid("query")));
+      return c.json({ message: "Upload accepted; routing runs in the background", process_id: processId }, 200);
+    },
+  )
+  .openapi(
+    deliveryOnly,
+    async (c) => {
+      const form = await readForm(c);
+      const { processId, ids, vague } = await uploadDeliveriesOnly(c.env, c.get("db"), c.get("company"), c.get("user").id, await formFiles(form));
+      return c.json({ message: `${ids.length} deliveries created`, process_id: processId, num_created: ids.length, delivery_ids: ids, vague_addresses: vague }, 200);
+    },
+  )
+  .openapi(batch, async (c) => {
+    const { process_id } = c.req.valid("param");
+    const status = await batchRouting(c.env, c.get("db"), c.get("company"), process_id, routingOptions(c.req.valid("query")));
+    return c.json({ message: "Routing started", process_id, status }, 200);
+  })
+  .openapi(result, async (c) => {
+    const cid = c.get("company").id;
+    const { process_id } = c.req.valid("param");
+    const [process] = await c.get("db").select({ id: processes.id }).from(processes).where(and(eq(processes.company_id, cid), eq(processes.id, process_id)));
+    const object = process ? await c.env.UPLOADS.get(resultKey(cid, process_id)) : null;
+    if (!object) throw notFound("Result spreadsheet");
+    return c.body(await object.text(), 200, { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="routes-${process_id}.csv"` });
+  });

@@ -1,0 +1,174 @@
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { readCsv, readXlsx } from "../src/worker/lib/spreadsheet";
+import { ORIGIN, OPERATOR, type TestCompany, call, createCompany } from "./helpers";
+
+const tomorrow = (h: number) => {
+  const d = new Date();
+  d.setUTCDate(d.getUTCDate() + 1);
+  d.setUTCHours(h, 0, 0, 0);
+  return d.toISOString().replace(".000Z", "Z");
+};
+
+/** A minimal ZIP writer (the reader ignores CRCs): `deflate` entries are raw-deflated. */
+async function zip(entries: { name: string; text: string; deflate?: boolean }[]): Promise<Uint8Array> {
+  const enc = new TextEncoder();
+  const parts: Uint8Array[] = [];
+  const central: Uint8Array[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const raw = enc.encode(e.text);
+    const data = e.deflate ? new Uint8Array(await new Response(new Blob([raw]).stream().pipeThrough(new CompressionStream("deflate-raw"))).arrayBuffer()) : raw;
+    const name = enc.encode(e.name);
+    const local = new DataView(new ArrayBuffer(30));
+    local.setUint32(0, 0x04034b50, true);
+    local.setUint16(8, e.deflate ? 8 : 0, true);
+    local.setUint32(18, data.length, true);
+    local.setUint32(22, raw.length, true);
+    local.setUint16(26, name.length, true);
+    parts.push(new Uint8Array(local.buffer), name, data);
+    const dir = new DataView(new ArrayBuffer(46));
+    dir.setUint32(0, 0x02014b50, true);
+    dir.setUint16(10, e.deflate ? 8 : 0, true);
+    dir.setUint32(20, data.length, true);
+    dir.setUint32(24, raw.length, true);
+    dir.setUint16(28, name.length, true);
+    dir.setUint32(42, offset, true);
+    central.push(new Uint8Array(dir.buffer), name);
+    offset += 30 + name.length + data.length;
+  }
+  const size = central.reduce((s, p) => s + p.length, 0);
+  const end = new DataView(new ArrayBuffer(22));
+  end.setUint32(0, 0x06054b50, true);
+  end.setUint16(8, entries.length, true);
+  end.setUint16(10, entries.length, true);
+  end.setUint32(12, size, true);
+  end.setUint32(16, offset, true);
+  const all = [...parts, ...central, new Uint8Array(end.buffer)];
+  const out = new Uint8Array(all.reduce((s, p) => s + p.length, 0));
+  let p = 0;
+  for (const part of all) {
+    out.set(part, p);
+    p += part.length;
+  }
+  return out;
+}
+
+/** An XLSX workbook with shared strings, an inline string, numbers and a date serial. */
+/** Tomorrow 09:00 UTC as an Excel date serial (days since 1899-12-30). */
+const tomorrowSerial = () => Date.parse(tomorrow(9)) / 86_400_000 + 25569;
+
+async function workbook(serial = tomorrowSerial()): Promise<Uint8Array> {
+  const shared = ["custom_id", "PLZ", "Ort", "Von", "Bis", "load", "tour", "Ansbacher Straße &amp; Co", "Berlin", "X-1"];
+  const sst = `<?xml version="1.0"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${shared.map((t) => `<si><t>${t}</t></si>`).join("")}</sst>`;
+  const sheet = `<?xml version="1.0"?><worksheet><sheetData>
+    <row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="C1" t="s"><v>2</v></c><c r="D1" t="s"><v>3</v></c><c r="E1" t="s"><v>4</v></c><c r="F1" t="s"><v>5</v></c><c r="G1" t="s"><v>6</v></c></row>
+    <row r="2"><c r="A2" t="s"><v>9</v></c><c r="B2" t="inlineStr"><is><t>10115</t></is></c><c r="C2" t="s"><v>8</v></c><c r="D2"><v>${serial}</v></c><c r="F2"><v>3</v></c><c r="G2" t="str"><v>North</v></c></row>
+  </sheetData></worksheet>`;
+  return zip([
+    { name: "[Content_Types].xml", text: "<Types/>" },
+    { name: "xl/sharedStrings.xml", text: sst, deflate: true },
+    { name: "xl/worksheets/sheet1.xml", text: sheet, deflate: true },
+  ]);
+}
+
+async function upload(co: TestCompany, path: string, files: { name: string; body: string | Uint8Array }[], email?: string) {
+  const form = new FormData();
+  for (const f of files) form.append("file[]", new File([f.body], f.name));
+  if (email) form.append("email", email);
+  const res = await exports.default.fetch(new Request(`${ORIGIN}/${co.slug}/api${path}`, { method: "POST", headers: { Authorization: `JWT ${co.dispatcher.token}` }, body: form }));
+  const text = await res.text();
+  return { status: res.status, body: text.startsWith("{") ? JSON.parse(text) : text };
+}
+
+async function waitFinal(co: TestCompany, pid: string) {
+  for (let i = 0; i < 150; i++) {
+    const res = await co.api("GET", `/process/status/${pid}`);
+    if (["finished", "failed"].includes(res.body.final.status)) return res.body;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error("upload did not finish");
+}
+
+describe("spreadsheet reading", () => {
+  it("reads CSV with semicolons, quotes, embedded newlines and a BOM-free header", () => {
+    expect(readCsv('plz;ort;notes\r\n10115;Berlin;"ring ""twice""\nplease"\n\n80331;München;\n')).toEqual([
+      ["plz", "ort", "notes"],
+      ["10115", "Berlin", 'ring "twice"\nplease'],
+      ["80331", "München", ""],
+    ]);
+    expect(readCsv("a,b\n1,2")).toEqual([["a", "b"], ["1", "2"]]);
+  });
+
+  it("reads the first worksheet of an XLSX file: shared, inline and plain cells", async () => {
+    const rows = await readXlsx(await workbook(46000.375));
+    expect(rows[0]).toEqual(["custom_id", "PLZ", "Ort", "Von", "Bis", "load", "tour"]);
+    expect(rows[1]).toEqual(["X-1", "10115", "Berlin", "46000.375", "", "3", "North"]);
+  });
+});
+
+describe("uploads", () => {
+  it("deliveryonly creates deliveries, reports unusable rows, and batchrouting routes them as the same process", async () => {
+    const co = await createCompany();
+    const csv = [
+      "custom_id;PLZ;Ort;Von;Bis;load;tour",
+      `U-1;10115;Berlin;${tomorrow(8)};${tomorrow(12)};2;A`,
+      `U-2;10243;Berlin;${tomorrow(8)};${tomorrow(12)};2;A`,
+      `U-3;00000;Nowhereville;${tomorrow(8)};${tomorrow(12)};1;B`,
+      `U-4;80331;München;${tomorrow(9)};${tomorrow(13)};many;B`,
+    ].join("\n");
+    const res = await upload(co, "/upload/deliveryonly", [{ name: "orders.csv", body: csv }]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.num_created).toBe(2);
+    expect(res.body.vague_addresses.map((v: { row: number }) => v.row).sort()).toEqual([4, 5]);
+    const created = await co.api("GET", `/delivery/${res.body.delivery_ids[0]}`);
+    expect(created.body).toMatchObject({ custom_id: "U-1", custom_tour: "A", load: 2, pdt_from: tomorrow(8) });
+
+    const started = await co.api("POST", `/batchrouting/${res.body.process_id}`);
+    expect(started.status, JSON.stringify(started.body)).toBe(200);
+    expect(started.body.status.routing.status).toBe("waiting");
+    const final = await waitFinal(co, res.body.process_id);
+    expect(final.final.status, final.routing.meta).toBe("finished");
+    expect(final.import_deliveries.vague_addresses).toHaveLength(2);
+    const routes = await co.api("GET", `/process/status/${res.body.process_id}?response_data=base`);
+    // Pre-clustered: both rows of tour A on one tour.
+    expect(routes.body.objects).toHaveLength(1);
+    expect((await co.api("POST", `/batchrouting/${res.body.process_id}`)).status).toBe(409);
+  });
+
+  it("onestep imports an XLSX file, routes it, stores the result spreadsheet and emails its link", async () => {
+    const co = await createCompany();
+    const res = await upload(co, "/upload/onestep?num_vehicles=2", [{ name: "plan.xlsx", body: await workbook() }], "planner@example.com");
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const pid = res.body.process_id;
+    const final = await waitFinal(co, pid);
+    expect(final.final.status, JSON.stringify(final)).toBe("finished");
+    expect(final.import_deliveries.status).toBe("finished");
+    expect(final.cluster_deliveries.status).toBe("finished");
+    expect(final.final.link).toBe(`/api/process/result/${pid}`);
+    const csv = await exports.default.fetch(new Request(`${ORIGIN}/${co.slug}${final.final.link}`, { headers: { Authorization: `JWT ${co.dispatcher.token}` } }));
+    expect(csv.status).toBe(200);
+    const lines = (await csv.text()).trim().split("\n");
+    expect(lines[0]).toBe("tour,route_id,orderindex,delivery_id,custom_id,contactcompany,contactlastname,street,housenumber,postalcode,city,pdt_from,pdt_to,eta_from,eta_to,tdt_from,tdt_to");
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain("X-1");
+    expect(lines[1]).toContain(tomorrow(9));
+    const outbox = await call("GET", `/_operator/companies/${co.slug}/outbox?q=${encodeURIComponent(JSON.stringify({ filters: [{ name: "template", op: "==", val: "upload_result" }] }))}`, { headers: OPERATOR });
+    expect(outbox.body.objects[0]).toMatchObject({ to: "planner@example.com" });
+    expect(outbox.body.objects[0].body).toContain(final.final.link);
+  });
+
+  it("rejects uploads without files, with unreadable files, and from watchers", async () => {
+    const co = await createCompany();
+    expect((await upload(co, "/upload/deliveryonly", [])).status).toBe(422);
+    const broken = await upload(co, "/upload/deliveryonly", [{ name: "x.xlsx", body: "PK\u0003\u0004 not really" }]);
+    expect(broken.status).toBe(422);
+    expect(broken.body.fields).toBe("file[]");
+    expect((await upload(co, "/upload/deliveryonly", [{ name: "old.xls", body: "\u00d0\u00cf\u0011\u00e0" }])).status).toBe(422);
+    const watcher = await co.user("watcher");
+    const form = new FormData();
+    form.append("file[]", new File(["a,b\n1,2"], "x.csv"));
+    const res = await exports.default.fetch(new Request(`${ORIGIN}/${co.slug}/api/upload/deliveryonly`, { method: "POST", headers: { Authorization: `JWT ${watcher.token}` }, body: form }));
+    expect(res.status).toBe(403);
+  });
+});
