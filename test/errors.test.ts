@@ -1,4 +1,6 @@
+import { createExecutionContext, env } from "cloudflare:test";
 import { Hono } from "hono";
+import worker from "../src/worker/index";
 import { beforeAll, describe, expect, it } from "vitest";
 import { handleError } from "../src/worker/errors";
 import { OPERATOR, type TestCompany, call, createCompany } from "./helpers";
@@ -125,5 +127,21 @@ describe("CORS", () => {
     expect(res.headers.get("access-control-allow-origin")).toBe("*");
     expect(res.headers.get("access-control-allow-methods")).toContain("PATCH");
     expect(res.headers.get("access-control-allow-headers")?.toLowerCase()).toContain("authorization");
+  });
+});
+
+describe("rate limit", () => {
+  it("answers 429 with Retry-After when the company's budget is spent", async () => {
+    const co = await createCompany();
+    const limited = { ...env, RATE_LIMITER: { limit: async () => ({ success: false }) } };
+    const res = await worker.fetch(new Request(`http://dispatch.test/${co.slug}/api/company`, { headers: { Authorization: `JWT ${co.dispatcher.token}` } }), limited as never, createExecutionContext());
+    expect(res.status).toBe(429);
+    expect(res.headers.get("Retry-After")).toBe("1");
+    expect(await res.json()).toMatchObject({ code: 429 });
+    const keys: string[] = [];
+    const counting = { ...env, RATE_LIMITER: { limit: async ({ key }: { key: string }) => (keys.push(key), { success: true }) } };
+    const ok = await worker.fetch(new Request(`http://dispatch.test/${co.slug}/api/company`, { headers: { Authorization: `JWT ${co.dispatcher.token}` } }), counting as never, createExecutionContext());
+    expect(ok.status).toBe(200);
+    expect(keys).toEqual([`company:${co.id}`]);
   });
 });
