@@ -25,6 +25,10 @@ export interface Env {
   CORS_ORIGINS?: string;
   /** Solver search time per routing job in ms (default 8000; synchronous requests at most 3000). */
   ROUTING_TIME_BUDGET_MS?: string;
+  /** Base URL of an OSRM-compatible road engine (table + route services); unset: embedded great-circle model. */
+  ROAD_ENGINE_URL?: string;
+  /** Largest table the engine answers per request (OSRM's max-table-size, default 100). */
+  ROAD_ENGINE_MAX_TABLE?: string;
   GEOCODER_URL?: string;
   GEOCODER_KIND?: string;
   GEOCODER_KEY?: string;

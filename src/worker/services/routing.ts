@@ -15,6 +15,7 @@ import { ApiError, conflict, notFound, unprocessable } from "../errors";
 import { nowIso } from "../lib/time";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
 import { type DeliveryDataItem, importDeliveries } from "./delivery-import";
+import { roadEngine, withRoadMatrices } from "./road-engine";
 import { companyStub, publish } from "./live";
 import { prepareVehicle } from "./vehicle-records";
 import { d1Statement, inList } from "../db/sql";
@@ -298,7 +299,8 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
       return { ok: false, error: "None of the deliveries exists any more" };
     }
     const origin = planningOrigin(params, planned);
-    const problem = buildProblem(params, planned, origin);
+    const engine = roadEngine(env);
+    const problem = await withRoadMatrices(engine, buildProblem(params, planned, origin));
     let lastReported = 0;
     const reports: Promise<unknown>[] = [];
     const solution: Solution = await solve(problem, {
@@ -320,6 +322,8 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
     }
 
     const plan = planRoutes(params, planned, solution, origin);
+    // With a road engine, the line strings follow the roads instead of joining the stops.
+    if (engine) for (const r of plan) r.routestring.coordinates = (await engine.geometry(r.routestring.coordinates)) ?? r.routestring.coordinates;
     const routeId = (customId: string) => sql`(select ${routes.id} from ${routes} where ${routes.company_id} = ${companyId} and ${routes.process_id} = ${processId} and ${routes.custom_id} = ${customId})`;
     const replaced = params.replaces;
     // Deliveries may be taken from the pool, or (on update) from the route being replaced.

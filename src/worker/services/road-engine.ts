@@ -1,0 +1,85 @@
+/**
+ * An optional road engine compatible with OSRM's HTTP API (`ROAD_ENGINE_URL`):
+ * travel matrices from its `table` service for the solver, and road geometry
+ * from its `route` service for `routestring`. Without the setting, or when
+ * the engine fails, the embedded great-circle model is used.
+ */
+import { type MatrixProvider, type Problem, type TravelMatrix, type VehicleClassId, prepareMatrices } from "../../solver";
+import type { Env } from "../env";
+
+type Location = { lat: number; lon: number };
+
+/** OSRM profile per vehicle class (OSRM ships no truck profile: trucks use `driving` unless the engine serves one). */
+const PROFILES: Record<VehicleClassId, string> = { car: "driving", truck: "driving", bicycle: "cycling" };
+
+export interface RoadEngine {
+  matrices: MatrixProvider;
+  /** Road geometry through the points ([lng, lat] pairs), or null when the engine cannot answer. */
+  geometry(coordinates: number[][]): Promise<number[][] | null>;
+}
+
+export function roadEngine(env: Pick<Env, "ROAD_ENGINE_URL" | "ROAD_ENGINE_MAX_TABLE">, fetcher: typeof fetch = fetch): RoadEngine | null {
+  const base = env.ROAD_ENGINE_URL?.replace(/\/$/, "");
+  if (!base) return null;
+  const block = Math.max(2, Number(env.ROAD_ENGINE_MAX_TABLE) || 100);
+  const get = async (url: string) => {
+    const res = await fetcher(url, { signal: AbortSignal.timeout(15_000) });
+    if (!res.ok) throw new Error(`road engine answered ${res.status}`);
+    const body = (await res.json()) as { code?: string };
+    if (body.code && body.code !== "Ok") throw new Error(`road engine: ${body.code}`);
+    return body;
+  };
+  const coords = (points: Location[]) => points.map((p) => `${p.lon.toFixed(6)},${p.lat.toFixed(6)}`).join(";");
+
+  return {
+    matrices: {
+      /** The full matrix in blocks of at most `block` sources x `block` destinations (OSRM's max-table-size). */
+      async matrix(points, vehicleClass) {
+        const n = points.length;
+        const distances = new Float32Array(n * n);
+        const durations = new Float32Array(n * n);
+        for (let from = 0; from < n; from += block) {
+          for (let to = 0; to < n; to += block) {
+            const sources = points.slice(from, from + block);
+            const targets = points.slice(to, to + block);
+            const all = [...sources, ...targets];
+            const query = `sources=${sources.map((_, i) => i).join(";")}&destinations=${targets.map((_, i) => sources.length + i).join(";")}&annotations=duration,distance`;
+            const body = (await get(`${base}/table/v1/${PROFILES[vehicleClass]}/${coords(all)}?${query}`)) as { durations: (number | null)[][]; distances: (number | null)[][] };
+            for (let i = 0; i < sources.length; i++) {
+              for (let j = 0; j < targets.length; j++) {
+                const duration = body.durations?.[i]?.[j];
+                const distance = body.distances?.[i]?.[j];
+                if (duration === null || duration === undefined || distance === null || distance === undefined) throw new Error("road engine left a pair unroutable");
+                durations[(from + i) * n + to + j] = duration;
+                distances[(from + i) * n + to + j] = distance;
+              }
+            }
+          }
+        }
+        return { size: n, distances, durations } satisfies TravelMatrix;
+      },
+    },
+    async geometry(coordinates) {
+      try {
+        const points = coordinates.map(([lon, lat]) => ({ lon, lat }));
+        const body = (await get(`${base}/route/v1/driving/${coords(points)}?overview=full&geometries=geojson`)) as { routes?: { geometry?: { coordinates?: number[][] } }[] };
+        return body.routes?.[0]?.geometry?.coordinates ?? null;
+      } catch (err) {
+        console.warn("road engine geometry failed; straight lines instead", err);
+        return null;
+      }
+    },
+  };
+}
+
+/** The problem with road-engine matrices when one is configured and answers; the embedded model otherwise. */
+export async function withRoadMatrices(engine: RoadEngine | null, problem: Problem): Promise<Problem> {
+  if (!engine) return problem;
+  try {
+    return await prepareMatrices(problem, engine.matrices);
+  } catch (err) {
+    // Without matrices the solver uses its embedded great-circle model.
+    console.warn("road engine matrix failed; great-circle model instead", err);
+    return problem;
+  }
+}
