@@ -1,4 +1,4 @@
-import { env } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
 import { OPERATOR, type TestCompany, call, createCompany, insertAddress } from "./helpers";
 
@@ -135,5 +135,24 @@ describe("route lifecycle", () => {
     expect([2, 5]).toContain(final);
     // Accept after cancel is refused; cancel after accept succeeds: either way the last 200 decides.
     if (final === 2) expect(results[1].status).toBe(409);
+  });
+
+  it("refreshes ETAs on an alarm while routes are on the way, then stops", async () => {
+    const { co, driver, routeId } = s;
+    await co.api("PATCH", `/route/${routeId}`, { body: { driver_id: driver.id } });
+    await co.api("POST", `/setroutestatus/${routeId}`, { token: driver.token, body: { status: 2 } });
+    await co.api("POST", `/setroutestatus/${routeId}`, { token: driver.token, body: { status: 3 } });
+    const stub = env.COMPANY.getByName(`company:${co.id}`);
+    expect(await runInDurableObject(stub, (_o, state) => state.storage.getAlarm())).not.toBeNull();
+    // The driver moved: the next refresh starts from the new position.
+    await co.api("POST", "/drivertracking", { token: driver.token, body: { driver_id: driver.id, position: { type: "Point", coordinates: [13.2, 52.4] } } });
+    const before = (await co.api("GET", `/route/${routeId}`)).body.deliveries[0].eta_from;
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const after = (await co.api("GET", `/route/${routeId}`)).body.deliveries[0].eta_from;
+    expect(after).not.toBe(before);
+    expect(await runInDurableObject(stub, (_o, state) => state.storage.getAlarm())).not.toBeNull();
+    await co.api("POST", `/cancelroute/${routeId}`);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await runInDurableObject(stub, (_o, state) => state.storage.getAlarm())).toBeNull();
   });
 });

@@ -7,7 +7,11 @@
 import { DurableObject } from "cloudflare:workers";
 import { createDb } from "../worker/db/client";
 import type { Env, Role } from "../worker/env";
-import { type LifecycleOp, type LifecycleOutcome, applyLifecycleOp } from "../worker/services/route-lifecycle";
+import { RouteStatus } from "../worker/domain/states";
+import { type LifecycleOp, type LifecycleOutcome, applyLifecycleOp, updateEtas } from "../worker/services/route-lifecycle";
+
+/** How often ETAs of routes on the way are recomputed. */
+const ETA_REFRESH_MS = 5 * 60_000;
 
 /** Live messages of contract.md §6. */
 export type LiveEvent =
@@ -53,8 +57,26 @@ export class CompanyCoordinator extends DurableObject<Env> {
     const run = this.changes.then(() => applyLifecycleOp(this.env, createDb(this.env.DB), op));
     this.changes = run.catch(() => undefined);
     const outcome = await run;
-    if (outcome.ok) for (const { event, driverId } of outcome.events) await this.broadcast(event, driverId);
+    if (outcome.ok) {
+      for (const { event, driverId } of outcome.events) await this.broadcast(event, driverId);
+      // A route went on the way: keep its ETAs fresh while any route is on the way.
+      if (outcome.events.some(({ event }) => event.type === "route" && event.status === RouteStatus.ontheway)) await this.scheduleEtaRefresh(op.company.id);
+    }
     return outcome;
+  }
+
+  private async scheduleEtaRefresh(companyId: number): Promise<void> {
+    await this.ctx.storage.put("companyId", companyId);
+    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + ETA_REFRESH_MS);
+  }
+
+  /** Periodic ETA refresh of the routes on the way (from the drivers' latest positions); stops when none is left. */
+  override async alarm(): Promise<void> {
+    const companyId = await this.ctx.storage.get<number>("companyId");
+    if (companyId === undefined) return;
+    const refreshed = await updateEtas(createDb(this.env.DB), companyId);
+    for (const r of refreshed) await this.broadcast({ type: "eta", route_id: r.route_id }, r.driver_id);
+    if (refreshed.length) await this.ctx.storage.setAlarm(Date.now() + ETA_REFRESH_MS);
   }
 
   /** Websocket upgrade; the worker authenticated the user and passes who it is. */
