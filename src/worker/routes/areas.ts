@@ -55,7 +55,7 @@ const listPlzAreaIndex = apiRoute({
   tags: ["Areas"],
   summary: "All postal codes with this company's tour area ids",
   description:
-    "dispatch-api.md marks this endpoint as not yet implemented; this service implements it as the unpaginated list of every postal-code area " +
+    "The interface document leaves this endpoint without a described behaviour; this service answers the unpaginated list of every postal-code area " +
     "`[{plz, gid, area_id}]`, ordered by `plz`, where `area_id` is this company's tour area containing it (null when none). " +
     "No geometries, so the answer stays small; use `GET /plzarea` for geometries.",
   responses: { 200: jsonResponse(z.array(PlzAreaIndexSchema), "Every postal code with its area id") },
