@@ -28,6 +28,7 @@ export function* ruinAndRecreate(
   rng: Random,
   budget: Budget,
   from: number,
+  until: number,
   annealing: Annealing,
   onImproved: (s: SolutionState) => void,
 ): Generator<void, SolutionState> {
@@ -35,10 +36,10 @@ export function* ruinAndRecreate(
   let best = start;
   let bestObj = best.objective();
   let currentObj = bestObj;
-  while (!budget.exhausted()) {
+  while (!budget.exhausted() && budget.fraction() < until) {
     budget.tick();
     if ((budget.iterations & 31) === 0) yield;
-    const progress = Math.min(1, Math.max(0, (budget.fraction() - from) / Math.max(1e-9, 1 - from)));
+    const progress = Math.min(1, Math.max(0, (budget.fraction() - from) / Math.max(1e-9, until - from)));
     const temperature = annealing.initial * Math.pow(annealing.final / annealing.initial, progress);
     current.begin();
     const removed = ruin(current, rng);

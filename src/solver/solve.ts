@@ -10,8 +10,9 @@ import { ruinAndRecreate } from "./sisr";
 import { type Objective, SolutionState } from "./state";
 import type { Problem, Solution, SolveOptions, UnassignedJob } from "./types";
 
-/** Share of the budget for route minimisation; the rest minimises cost. */
-const ROUTE_MINIMISATION_SHARE = 0.5;
+/** Shares of the budget: cost warm-up, then route minimisation; the rest minimises cost. */
+const WARM_UP_SHARE = 0.15;
+const ROUTE_MINIMISATION_SHARE = 0.4;
 /**
  * Annealing temperatures relative to the average cost per job: hot enough at
  * the start to restructure packed tours (Solomon C2 needed it), cold at the end.
@@ -71,10 +72,16 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     best = regretInsertion(inst);
     improved(best);
     yield;
-    best = yield* minimiseRoutes(best, rng, budget, ROUTE_MINIMISATION_SHARE, improved);
-    const jobs = inst.size - 1 - best.unassigned.length;
-    const perJob = best.cost() / Math.max(1, jobs);
-    best = yield* ruinAndRecreate(best, rng, budget, budget.fraction(), { initial: INITIAL_TEMPERATURE * perJob, final: FINAL_TEMPERATURE * perJob }, improved);
+    // Cost minimisation first gives tours a sound structure (packed Solomon C2
+    // tours left by route minimisation alone can trap the annealing); then
+    // fewer tours; then cost again.
+    const annealing = () => {
+      const perJob = best.cost() / Math.max(1, inst.size - 1 - best.unassigned.length);
+      return { initial: INITIAL_TEMPERATURE * perJob, final: FINAL_TEMPERATURE * perJob };
+    };
+    best = yield* ruinAndRecreate(best, rng, budget, 0, WARM_UP_SHARE, annealing(), improved);
+    best = yield* minimiseRoutes(best, rng, budget, WARM_UP_SHARE + ROUTE_MINIMISATION_SHARE, improved);
+    best = yield* ruinAndRecreate(best, rng, budget, budget.fraction(), 1, annealing(), improved);
   }
   const relaxed = relaxWindows(inst, best);
   return output(inst, best, relaxed, originalDue, budget, seed);
