@@ -44,14 +44,45 @@ async function seedDemo() {
     }),
   });
   if (res.status !== 201 && res.status !== 409) throw new Error(`seeding the demo company failed: ${res.status} ${await res.text()}`);
+  if (res.status === 201) await seedDemoData();
   console.log(`
   Dispatch service running at ${BASE}
   API reference:   ${BASE}/docs   (OpenAPI: ${BASE}/openapi.json)
   Demo company:    ${BASE}/${DEMO.slug}
   Dispatcher:      ${DEMO.email} / ${DEMO.password}
   Token:           curl -s -X POST ${BASE}/${DEMO.slug}/auth -H 'content-type: application/json' -d '{"email":"${DEMO.email}","password":"${DEMO.password}"}'
+  Driver:          driver@demo.example / demo-driver (activation code in the outbox)
+  Demo data:       12 open deliveries for tomorrow; route them with
+                   POST /${DEMO.slug}/api/calcroute/optimized/timewindow  {"deliveryids": [...]}
   Operator token:  dev-operator-token
 `);
+}
+
+/** A driver and a day's open deliveries around Berlin, ready for routing. */
+async function seedDemoData() {
+  const api = async (method, path, body, token) => {
+    const r = await fetch(`${BASE}${path}`, { method, headers: { "content-type": "application/json", ...(token ? { authorization: `JWT ${token}` } : {}) }, body: JSON.stringify(body) });
+    if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+    return r.json();
+  };
+  const { access_token: token } = await api("POST", `/${DEMO.slug}/auth`, { email: DEMO.email, password: DEMO.password });
+  await fetch(`${BASE}/_operator/companies/${DEMO.slug}/users`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "Bearer dev-operator-token" },
+    body: JSON.stringify({ usertype: "driver", email: "driver@demo.example", password: "demo-driver", firstname: "Dana", lastname: "Driver" }),
+  });
+  const day = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+  const places = [
+    ["Café Lindner", 13.4188, 52.4986], ["Buchhandlung Kiez", 13.4326, 52.5451], ["Praxis Dr. Weber", 13.3298, 52.5047], ["Blumen Schulz", 13.4541, 52.5127],
+    ["Bäckerei Hoffmann", 13.3777, 52.4871], ["Apotheke am Markt", 13.2871, 52.5368], ["Weinhandel Vogel", 13.4699, 52.4795], ["Atelier Braun", 13.4102, 52.5298],
+    ["Schreinerei Koch", 13.3501, 52.5593], ["Feinkost Richter", 13.3142, 52.4788], ["Kanzlei Wolf", 13.3913, 52.5079], ["Optik Neumann", 13.4412, 52.4689],
+  ];
+  for (const [i, [name, lng, lat]] of places.entries()) {
+    const address = await api("POST", `/${DEMO.slug}/api/address`, { contactcompany: name, city: "Berlin", country: "DE", lat, lng }, token);
+    const start = 8 + (i % 4) * 2;
+    const at = (h) => `${day}T${String(h).padStart(2, "0")}:00:00+01:00`;
+    await api("POST", `/${DEMO.slug}/api/delivery`, { deliverylocation_id: address.id, custom_id: `DEMO-${i + 1}`, pdt_from: at(start), pdt_to: at(start + 3), els: 5, load: 1 + (i % 3) }, token);
+  }
 }
 
 waitForService()
