@@ -5,6 +5,8 @@
 type Json = Record<string, any>;
 
 const escape = (s: unknown) => String(s ?? "").replace(/[&<>"]/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[ch]!);
+/** Descriptions are Markdown-ish: `code` spans become <code>. */
+const prose = (s: unknown) => escape(s).replace(/`([^`]+)`/g, "<code>$1</code>");
 
 function schemaText(schema: Json | undefined, doc: Json, depth = 0): string {
   if (!schema) return "";
@@ -21,6 +23,7 @@ function schemaText(schema: Json | undefined, doc: Json, depth = 0): string {
   }
   if (schema.type === "array") return `${schemaText(schema.items, doc, depth + 1)}[]`;
   for (const key of ["anyOf", "oneOf"]) if (schema[key]) return (schema[key] as Json[]).map((s) => schemaText(s, doc, depth + 1)).join(" | ");
+  if (schema.allOf) return (schema.allOf as Json[]).map((s) => schemaText(s, doc, depth + 1)).join(" & ");
   if (schema.enum) return schema.enum.map((v: unknown) => JSON.stringify(v)).join(" | ");
   const type = Array.isArray(schema.type) ? schema.type.join("|") : schema.type ?? "any";
   return schema.format ? `${type}(${schema.format})` : type;
@@ -31,13 +34,13 @@ export function renderDocs(doc: Json): string {
   for (const [path, item] of Object.entries(doc.paths as Json)) {
     for (const [method, op] of Object.entries(item as Json)) {
       if (typeof op !== "object" || !op.responses) continue;
-      const params = (op.parameters ?? []).map((p: Json) => `<li><code>${escape(p.name)}</code> (${escape(p.in)}${p.required ? ", required" : ""}) ${escape(schemaText(p.schema, doc))} ${escape(p.description ?? p.schema?.description ?? "")}</li>`);
+      const params = (op.parameters ?? []).map((p: Json) => `<li><code>${escape(p.name)}</code> (${escape(p.in)}${p.required ? ", required" : ""}) ${escape(schemaText(p.schema, doc))} ${prose(p.description ?? p.schema?.description ?? "")}</li>`);
       const body = op.requestBody?.content?.["application/json"]?.schema;
       const responses = Object.entries(op.responses as Json).map(
         ([code, r]) => `<li><b>${code}</b> ${escape((r as Json).description)} <code>${escape(schemaText((r as Json).content?.["application/json"]?.schema, doc))}</code></li>`,
       );
       const html = `<section id="${escape(op.operationId ?? method + path)}"><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>
-<p>${escape(op.summary)}</p>${op.description ? `<p>${escape(op.description)}</p>` : ""}
+<p>${escape(op.summary)}</p>${op.description ? `<p>${prose(op.description)}</p>` : ""}
 ${params.length ? `<h4>Parameters</h4><ul>${params.join("")}</ul>` : ""}
 ${body ? `<h4>Body</h4><pre>${escape(schemaText(body, doc))}</pre>` : ""}
 <h4>Responses</h4><ul>${responses.join("")}</ul></section>`;
@@ -53,6 +56,6 @@ ${body ? `<h4>Body</h4><pre>${escape(schemaText(body, doc))}</pre>` : ""}
 code,pre{font:13px ui-monospace,monospace;background:#f4f4f4;border-radius:3px;padding:0 .25rem}pre{padding:.5rem;white-space:pre-wrap}
 section{border-top:1px solid #ddd;padding:.25rem 0}.m{display:inline-block;min-width:4rem;font-size:12px;color:#fff;border-radius:3px;padding:0 .3rem;text-align:center}
 .get{background:#2a7}.post{background:#27c}.patch{background:#c82}.delete{background:#c33}.put{background:#85c}h3{margin:.5rem 0}h4{margin:.4rem 0 0}</style></head>
-<body><h1>${escape(doc.info?.title)} <small>${escape(doc.info?.version)}</small></h1><p>${escape(doc.info?.description)}</p>
+<body><h1>${escape(doc.info?.title)} <small>${escape(doc.info?.version)}</small></h1><p>${prose(doc.info?.description)}</p>
 <p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI 3.1).</p><nav>${toc}</nav>${sections}</body></html>`;
 }
