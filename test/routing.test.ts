@@ -154,6 +154,9 @@ describe("route calculation", () => {
     await waitForProcess(co, started.body.process_id);
     await new Promise((r) => setTimeout(r, 100));
     expect(messages).toContainEqual({ type: "pong" });
+    expect(messages.some((m) => m.type === "process" && m.action === "routing" && m.status === "running")).toBe(true);
+    const routingDone = messages.find((m) => m.type === "process" && m.action === "routing" && m.status === "finished") as { meta: string } | undefined;
+    expect(JSON.parse(routingDone!.meta).progress).toBe(1);
     expect(messages.some((m) => m.type === "process" && m.action === "final" && m.status === "finished")).toBe(true);
     expect(messages.some((m) => m.type === "route")).toBe(true);
     ws.close();
