@@ -30,7 +30,7 @@ interface Ejection {
 }
 
 /** Lower bound on tours: total load over the largest capacity, per dimension. */
-function tourLowerBound(state: SolutionState): number {
+export function tourLowerBound(state: SolutionState): number {
   const inst = state.inst;
   let bound = 1;
   for (let d = 0; d < inst.dims; d++) {

@@ -4,15 +4,22 @@ import { diagnose } from "./diagnose";
 import { compile, type Instance } from "./model";
 import { Random } from "./random";
 import { relaxedJobs, relaxWindows } from "./relax";
-import { minimiseRoutes } from "./route-minimisation";
+import type { Route } from "./route";
+import { minimiseRoutes, tourLowerBound } from "./route-minimisation";
 import { timetable } from "./schedule";
 import { ruinAndRecreate } from "./sisr";
 import { type Objective, SolutionState } from "./state";
 import type { Problem, Solution, SolveOptions, UnassignedJob } from "./types";
 
-/** Shares of the budget: cost warm-up, then route minimisation; the rest minimises cost. */
-const WARM_UP_SHARE = 0.15;
-const ROUTE_MINIMISATION_SHARE = 0.4;
+/**
+ * Shares of the budget: cost warm-up, then route minimisation; the rest
+ * minimises cost. When construction is within one tour of the capacity
+ * bound, a longer warm-up usually empties that tour itself, with a far
+ * better structure than ejections leave in such packed tours.
+ */
+const WARM_UP_SHARE = 0.1;
+const LONG_WARM_UP_SHARE = 0.3;
+const ROUTE_MINIMISATION_SHARE = 0.5;
 /**
  * Annealing temperatures relative to the average cost per job: hot enough at
  * the start to restructure packed tours (Solomon C2 needed it), cold at the end.
@@ -79,8 +86,9 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
       const perJob = best.cost() / Math.max(1, inst.size - 1 - best.unassigned.length);
       return { initial: INITIAL_TEMPERATURE * perJob, final: FINAL_TEMPERATURE * perJob };
     };
-    best = yield* ruinAndRecreate(best, rng, budget, 0, WARM_UP_SHARE, annealing(), improved);
-    best = yield* minimiseRoutes(best, rng, budget, WARM_UP_SHARE + ROUTE_MINIMISATION_SHARE, improved);
+    const warmUp = best.routes.length - tourLowerBound(best) <= 1 ? LONG_WARM_UP_SHARE : WARM_UP_SHARE;
+    best = yield* ruinAndRecreate(best, rng, budget, 0, warmUp, annealing(), improved);
+    best = yield* minimiseRoutes(best, rng, budget, warmUp + ROUTE_MINIMISATION_SHARE, improved);
     best = yield* ruinAndRecreate(best, rng, budget, budget.fraction(), 1, annealing(), improved);
   }
   const relaxed = relaxWindows(inst, best);
@@ -94,7 +102,7 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
  */
 function fixedOrder(inst: Instance): SolutionState {
   const state = SolutionState.empty(inst);
-  let current = null as ReturnType<SolutionState["openTour"]> | null;
+  let current: Route | null = null;
   let nextVehicle = 0;
   for (let node = 1; node < inst.size; node++) {
     if (inst.invalid.has(node)) continue;
