@@ -9,8 +9,9 @@ import type { SolutionState } from "./state";
 /**
  * Route minimisation by ejection-pool search (Nagata & Bräysy 2009):
  * remove a tour and put its jobs into the ejection pool (EP); take jobs
- * from the pool and insert them feasibly; when a job fits nowhere, insert it
- * anyway and eject up to `K_MAX` other jobs, choosing the ejection with the
+ * from the pool and insert them feasibly; when a job fits nowhere, try to
+ * squeeze it in (insert with the least penalty, then repair); failing that,
+ * insert it anyway and eject up to `K_MAX` other jobs, choosing the ejection with the
  * least sum of penalty counters p[] (jobs that were hard to insert before
  * get high counters, so the search learns not to eject them), then perturb
  * the solution with random feasible moves. The tour is gone once the pool

@@ -83,7 +83,8 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     // tours left by route minimisation alone can trap the annealing); then
     // fewer tours; then cost again.
     const annealing = () => {
-      const perJob = best.cost() / Math.max(1, inst.size - 1 - best.unassigned.length);
+      // Positive even when every job sits at the depot (zero cost).
+      const perJob = Math.max(1e-9, best.cost() / Math.max(1, inst.size - 1 - best.unassigned.length));
       return { initial: INITIAL_TEMPERATURE * perJob, final: FINAL_TEMPERATURE * perJob };
     };
     const warmUp = best.routes.length - tourLowerBound(best) <= 1 ? LONG_WARM_UP_SHARE : WARM_UP_SHARE;
