@@ -19,6 +19,7 @@ export function diagnose(inst: Instance, state: SolutionState, unit: number): Un
   const invalid = members.find((n) => inst.invalid.has(n));
   if (invalid !== undefined) return result("INVALID", inst.invalid.get(invalid)!);
 
+  if (inst.maxTours === 0) return result("FLEET", "no vehicle is available: add a vehicle or allow at least one tour");
   const probe = state.clone();
   for (const r of probe.routes.slice()) probe.removeTour(r);
   const fitsAlone = probe.bestPlacement(unit, null, 0, true) !== null;
@@ -32,6 +33,9 @@ export function diagnose(inst: Instance, state: SolutionState, unit: number): Un
   for (const node of members) {
     const why = explainSingle(inst, node);
     if (why) return result(why[0], why[1]);
+  }
+  if (members.length === 1) {
+    return result("TIME_WINDOW", "no vehicle meets its window, shift and tour-duration limits together; widen the window or extend a shift");
   }
   if (members.some((n) => inst.pairRole[n] !== 0)) {
     return result("PICKUP_DELIVERY", "the pickup and its delivery cannot be served in order on one tour; widen their windows");

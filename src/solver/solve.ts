@@ -73,9 +73,14 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
   };
 
   let best: SolutionState;
-  if (problem.fixOrder) {
+  // Without jobs, or with a fixed order, there is nothing to search.
+  let searched = false;
+  if (inst.size === 1) {
+    best = SolutionState.empty(inst);
+  } else if (problem.fixOrder) {
     best = fixedOrder(inst);
   } else {
+    searched = true;
     best = regretInsertion(inst);
     improved(best);
     yield;
@@ -93,7 +98,8 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     best = yield* ruinAndRecreate(best, rng, budget, budget.fraction(), 1, annealing(), improved);
   }
   const relaxed = relaxWindows(inst, best);
-  return output(inst, best, relaxed, originalDue, budget, seed);
+  const stoppedBy = budget.cancelled ? "cancelled" : searched ? "budget" : "complete";
+  return output(inst, best, relaxed, originalDue, budget, seed, stoppedBy);
 }
 
 /**
@@ -144,6 +150,7 @@ function output(
   originalDue: Float64Array,
   budget: Budget,
   seed: number,
+  stoppedBy: Solution["stats"]["stoppedBy"],
 ): Solution {
   const tours = state.routes.map((r) => timetable(inst, r));
   const serviceStart = new Map<string, number>();
@@ -170,7 +177,7 @@ function output(
     stats: {
       iterations: budget.iterations,
       elapsedMs: budget.elapsedMs(),
-      stoppedBy: budget.cancelled ? "cancelled" : "budget",
+      stoppedBy,
       seed,
     },
   };

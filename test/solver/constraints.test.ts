@@ -186,4 +186,14 @@ describe("every constraint binds and is respected", () => {
     expect(s.tours.map((t) => t.vehicleId)).toEqual(["fast"]);
     expect(s.summary.cost).toBeCloseTo(50.02, 9);
   });
+
+  it("no jobs, or no vehicles, end at once with an explanation", () => {
+    const empty = solveSync({ depot: { lat: 52.5, lon: 13.4 }, jobs: [] }, { timeLimitMs: 60_000 });
+    expect(empty.tours).toEqual([]);
+    expect(empty.stats.stoppedBy).toBe("complete");
+    const p = planar({ x: 0, y: 0 }, [{ id: "a", x: 1, y: 0 }], { numVehicles: 0 });
+    const s = solveSync(p, opts);
+    expect(s.unassigned).toEqual([{ jobId: "a", reason: "FLEET", remedy: expect.stringContaining("no vehicle is available") }]);
+    expect(codes(p, s)).toEqual([]);
+  });
 });
