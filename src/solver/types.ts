@@ -77,8 +77,8 @@ export interface Shift {
   latestStart?: number;
   /**
    * Latest return to the depot, or latest end of the last service for an
-   * open tour (default: no limit). Takes precedence over `maxTourDuration`
-   * in the sense that both are hard limits and this one is never relaxed.
+   * open tour (default: no limit). A hard limit, like `maxTourDuration`;
+   * window relaxation never extends it.
    */
   latestEnd?: number;
 }
@@ -137,7 +137,10 @@ export interface TrafficOptions {
 export interface Problem {
   depot: Location;
   jobs: Job[];
-  /** Heterogeneous fleet. When absent, `numVehicles` identical cars are used. */
+  /**
+   * Heterogeneous fleet. When absent, `numVehicles` identical round-trip cars
+   * with ids "vehicle-1" ... "vehicle-n" and `vehicleCapacity` are used.
+   */
   vehicles?: Vehicle[];
   /**
    * Maximum number of tours. With `vehicles` absent it is also the number of
