@@ -74,10 +74,10 @@ export function applyTwoOptStar(state: SolutionState, a: Route, i: number, b: Ro
 
 /**
  * Applies up to `attempts` random feasible moves between neighbouring jobs
- * (Nagata & Bräysy's perturbation), regardless of cost. With `improveOnly`,
- * only moves that lower the cost are taken (a cheap descent).
+ * (Nagata & Bräysy's perturbation) that raise the cost by less than
+ * `maxIncrease`: enough freedom to reshuffle tours, without tangling them.
  */
-export function randomMoves(state: SolutionState, rng: Random, attempts: number, improveOnly: boolean): void {
+export function randomMoves(state: SolutionState, rng: Random, attempts: number, maxIncrease: number): void {
   const inst = state.inst;
   const k = inst.neighbourCount;
   if (k === 0) return;
@@ -93,7 +93,7 @@ export function randomMoves(state: SolutionState, rng: Random, attempts: number,
     const i = state.position[u];
     const j = state.position[w];
     const kind = rng.int(3);
-    const threshold = improveOnly ? -EPS : Infinity;
+    const threshold = maxIncrease;
     if (kind === 0 && movable(state, u)) {
       const out = ra.replaceCost(i, i + 1, -1);
       if (out === Infinity) continue;

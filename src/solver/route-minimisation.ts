@@ -19,6 +19,7 @@ import type { SolutionState } from "./state";
  */
 const K_MAX = 5;
 const PERTURB_MOVES = 100;
+const PERTURB_SLACK = 0.3;
 /** Cap on ejection-search nodes per job, so long tours cannot stall the search. */
 const SEARCH_NODES = 400_000;
 
@@ -56,6 +57,8 @@ export function* minimiseRoutes(
   const inst = state.inst;
   const bound = tourLowerBound(state);
   const penalty = new Int32Array(inst.size);
+  // Perturbation may worsen the cost by up to the average cost per job per move.
+  const perturbLimit = (PERTURB_SLACK * state.cost()) / Math.max(1, inst.size - 1);
   const active = () => !budget.exhausted() && budget.fraction() < until;
   while (state.routes.length > bound && active()) {
     const backup = state.clone();
@@ -78,7 +81,7 @@ export function* minimiseRoutes(
       if (members.length > 1) {
         // Pairs and groups are not ejection candidates; retry them later.
         pool.unshift(unit);
-        randomMoves(state, rng, PERTURB_MOVES, false);
+        randomMoves(state, rng, PERTURB_MOVES, perturbLimit);
         continue;
       }
       const node = members[0];
@@ -91,7 +94,7 @@ export function* minimiseRoutes(
       const ej = findEjection(state, node, penalty, rng);
       if (!ej || !ej.route) {
         pool.unshift(unit);
-        randomMoves(state, rng, PERTURB_MOVES, false);
+        randomMoves(state, rng, PERTURB_MOVES, perturbLimit);
         continue;
       }
       const route = ej.route;
@@ -108,7 +111,7 @@ export function* minimiseRoutes(
       const i = state.unassigned.indexOf(unit);
       if (i >= 0) state.unassigned.splice(i, 1);
       state.afterChange(route);
-      randomMoves(state, rng, PERTURB_MOVES, false);
+      randomMoves(state, rng, PERTURB_MOVES, perturbLimit);
     }
     if (pool.length > 0) {
       state = backup;

@@ -25,6 +25,7 @@ const ROUTE_MINIMISATION_SHARE = 0.5;
  * the start to restructure packed tours (Solomon C2 needed it), cold at the end.
  */
 const INITIAL_TEMPERATURE = 10;
+const FINAL_PHASE_TEMPERATURE = 3;
 const FINAL_TEMPERATURE = 0.01;
 
 /**
@@ -87,15 +88,15 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     // Cost minimisation first gives tours a sound structure (packed Solomon C2
     // tours left by route minimisation alone can trap the annealing); then
     // fewer tours; then cost again.
-    const annealing = () => {
+    const annealing = (initial: number) => {
       // Positive even when every job sits at the depot (zero cost).
       const perJob = Math.max(1e-9, best.cost() / Math.max(1, inst.size - 1 - best.unassigned.length));
-      return { initial: INITIAL_TEMPERATURE * perJob, final: FINAL_TEMPERATURE * perJob };
+      return { initial: initial * perJob, final: FINAL_TEMPERATURE * perJob };
     };
     const warmUp = best.routes.length - tourLowerBound(best) <= 1 ? LONG_WARM_UP_SHARE : WARM_UP_SHARE;
-    best = yield* ruinAndRecreate(best, rng, budget, 0, warmUp, annealing(), improved);
+    best = yield* ruinAndRecreate(best, rng, budget, 0, warmUp, annealing(INITIAL_TEMPERATURE), improved);
     best = yield* minimiseRoutes(best, rng, budget, warmUp + ROUTE_MINIMISATION_SHARE, improved);
-    best = yield* ruinAndRecreate(best, rng, budget, budget.fraction(), 1, annealing(), improved);
+    best = yield* ruinAndRecreate(best, rng, budget, budget.fraction(), 1, annealing(FINAL_PHASE_TEMPERATURE), improved);
   }
   const relaxed = relaxWindows(inst, best);
   const stoppedBy = budget.cancelled ? "cancelled" : searched ? "budget" : "complete";
