@@ -4,8 +4,8 @@ import type { Progress, SolveOptions } from "./types";
  * Search budget: wall clock and/or iterations, plus cancellation. Phases ask
  * `fraction()` to split the budget; `tick()` counts one search iteration.
  *
- * Note: in Cloudflare Workers the clock only advances across I/O, so inside
- * a Worker the iteration budget is the one that reliably stops the search.
+ * Note: in Cloudflare Workers the clock only advances across I/O; `solve`
+ * yields every few hundred steps so the clock (and a time limit) moves on.
  */
 export class Budget {
   readonly started = Date.now();
