@@ -88,3 +88,11 @@ export async function insertAddress(companyId: number, fields: { lng: number; la
     .first<{ id: number }>();
   return row!.id;
 }
+
+/** Tomorrow (UTC) at hh:mm, as the API answers date-times. */
+export function tomorrowAt(h: number, m = 0): string {
+  const d = new Date();
+  d.setUTCDate(d.getUTCDate() + 1);
+  d.setUTCHours(h, m, 0, 0);
+  return d.toISOString().replace(".000Z", "Z");
+}

@@ -1,13 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
-import { OPERATOR, type TestCompany, call, createCompany, insertAddress } from "./helpers";
-
-const tomorrowAt = (h: number) => {
-  const d = new Date();
-  d.setUTCDate(d.getUTCDate() + 1);
-  d.setUTCHours(h, 0, 0, 0);
-  return d.toISOString().replace(".000Z", "Z");
-};
+import { OPERATOR, type TestCompany, call, createCompany, insertAddress, tomorrowAt } from "./helpers";
 
 interface Setup {
   co: TestCompany;

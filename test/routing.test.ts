@@ -3,15 +3,7 @@ import { exports } from "cloudflare:workers";
 import { createExecutionContext } from "cloudflare:test";
 import worker from "../src/worker/index";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ORIGIN, type TestCompany, createCompany, insertAddress } from "./helpers";
-
-/** Tomorrow (UTC) at hh:mm, ISO. */
-const tomorrowAt = (h: number, m = 0) => {
-  const d = new Date();
-  d.setUTCDate(d.getUTCDate() + 1);
-  d.setUTCHours(h, m, 0, 0);
-  return d.toISOString().replace(".000Z", "Z");
-};
+import { ORIGIN, type TestCompany, createCompany, insertAddress, tomorrowAt } from "./helpers";
 
 /** A deterministic pseudo-random scatter of deliveries around Berlin with windows and loads. */
 async function berlinDeliveries(co: TestCompany, n: number, tag: string) {

@@ -1,14 +1,7 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readCsv, readXlsx } from "../src/worker/lib/spreadsheet";
-import { ORIGIN, OPERATOR, type TestCompany, call, createCompany } from "./helpers";
-
-const tomorrow = (h: number) => {
-  const d = new Date();
-  d.setUTCDate(d.getUTCDate() + 1);
-  d.setUTCHours(h, 0, 0, 0);
-  return d.toISOString().replace(".000Z", "Z");
-};
+import { ORIGIN, OPERATOR, type TestCompany, call, createCompany, tomorrowAt } from "./helpers";
 
 /** A minimal ZIP writer (the reader ignores CRCs): `deflate` entries are raw-deflated. */
 async function zip(entries: { name: string; text: string; deflate?: boolean }[]): Promise<Uint8Array> {
@@ -56,7 +49,7 @@ async function zip(entries: { name: string; text: string; deflate?: boolean }[])
 
 /** An XLSX workbook with shared strings, an inline string, numbers and a date serial. */
 /** Tomorrow 09:00 UTC as an Excel date serial (days since 1899-12-30). */
-const tomorrowSerial = () => Date.parse(tomorrow(9)) / 86_400_000 + 25569;
+const tomorrowSerial = () => Date.parse(tomorrowAt(9)) / 86_400_000 + 25569;
 
 async function workbook(serial = tomorrowSerial()): Promise<Uint8Array> {
   const shared = ["custom_id", "PLZ", "Ort", "Von", "Bis", "load", "tour", "Ansbacher Straße &amp; Co", "Berlin", "X-1"];
@@ -112,17 +105,17 @@ describe("uploads", () => {
     const co = await createCompany();
     const csv = [
       "custom_id;PLZ;Ort;Von;Bis;load;tour",
-      `U-1;10115;Berlin;${tomorrow(8)};${tomorrow(12)};2;A`,
-      `U-2;10243;Berlin;${tomorrow(8)};${tomorrow(12)};2;A`,
-      `U-3;00000;Nowhereville;${tomorrow(8)};${tomorrow(12)};1;B`,
-      `U-4;80331;München;${tomorrow(9)};${tomorrow(13)};many;B`,
+      `U-1;10115;Berlin;${tomorrowAt(8)};${tomorrowAt(12)};2;A`,
+      `U-2;10243;Berlin;${tomorrowAt(8)};${tomorrowAt(12)};2;A`,
+      `U-3;00000;Nowhereville;${tomorrowAt(8)};${tomorrowAt(12)};1;B`,
+      `U-4;80331;München;${tomorrowAt(9)};${tomorrowAt(13)};many;B`,
     ].join("\n");
     const res = await upload(co, "/upload/deliveryonly", [{ name: "orders.csv", body: csv }]);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.num_created).toBe(2);
     expect(res.body.vague_addresses.map((v: { row: number }) => v.row).sort()).toEqual([4, 5]);
     const created = await co.api("GET", `/delivery/${res.body.delivery_ids[0]}`);
-    expect(created.body).toMatchObject({ custom_id: "U-1", custom_tour: "A", load: 2, pdt_from: tomorrow(8) });
+    expect(created.body).toMatchObject({ custom_id: "U-1", custom_tour: "A", load: 2, pdt_from: tomorrowAt(8) });
 
     const started = await co.api("POST", `/batchrouting/${res.body.process_id}`);
     expect(started.status, JSON.stringify(started.body)).toBe(200);
@@ -152,7 +145,7 @@ describe("uploads", () => {
     expect(lines[0]).toBe("tour,route_id,orderindex,delivery_id,custom_id,contactcompany,contactlastname,street,housenumber,postalcode,city,pdt_from,pdt_to,eta_from,eta_to,tdt_from,tdt_to");
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain("X-1");
-    expect(lines[1]).toContain(tomorrow(9));
+    expect(lines[1]).toContain(tomorrowAt(9));
     const outbox = await call("GET", `/_operator/companies/${co.slug}/outbox?q=${encodeURIComponent(JSON.stringify({ filters: [{ name: "template", op: "==", val: "upload_result" }] }))}`, { headers: OPERATOR });
     expect(outbox.body.objects[0]).toMatchObject({ to: "planner@example.com" });
     expect(outbox.body.objects[0].body).toContain(final.final.link);

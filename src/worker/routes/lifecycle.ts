@@ -2,14 +2,14 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { allOnOnePage } from "../db/list";
-import { deliveries, routes } from "../db/schema";
+import { deliveries } from "../db/schema";
 import { ROUTE_STATUSES } from "../domain/states";
 import type { AppEnv, Db } from "../env";
 import { ApiError, validationHook } from "../errors";
 import { IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { DeliverySchema, presentDeliveries } from "../services/deliveries";
 import { companyStub, publish } from "../services/live";
-import { RouteSchema, presentRoutes } from "../services/route-records";
+import { RouteSchema, loadRoute, presentRoutes } from "../services/route-records";
 import { type LifecycleOp, updateEtas } from "../services/route-lifecycle";
 
 const RouteStatusValue = z
@@ -101,8 +101,7 @@ async function apply(env: AppEnv["Bindings"], companyId: number, op: LifecycleOp
 }
 
 async function routeRecord(db: Db, companyId: number, routeId: number) {
-  const rows = await db.select().from(routes).where(and(eq(routes.company_id, companyId), eq(routes.id, routeId)));
-  return (await presentRoutes(db, companyId, rows))[0];
+  return (await presentRoutes(db, companyId, [await loadRoute(db, companyId, routeId)]))[0];
 }
 
 export const lifecycleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })

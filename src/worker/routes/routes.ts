@@ -6,13 +6,13 @@
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { allOnOnePage, listObjects } from "../db/list";
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, inArray, sql } from "drizzle-orm";
 import { deliveries, routes } from "../db/schema";
 import { DeliveryStatus, ROUTE_STATUSES, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
-import type { AppEnv, Db } from "../env";
-import { notFound, validationHook } from "../errors";
+import type { AppEnv } from "../env";
+import { validationHook } from "../errors";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonResponse } from "../openapi";
-import { RouteMetadataSchema, type RouteRow, RouteSchema, presentRouteMetadata, presentRoutes, routeFields, routeScope } from "../services/route-records";
+import { RouteMetadataSchema, type RouteRow, RouteSchema, loadRoute, presentRouteMetadata, presentRoutes, routeFields, routeScope } from "../services/route-records";
 import { RouteDeliveryDistanceSchema, routeDeliveryDistances } from "../services/route-view-distances";
 
 const RouteList = envelope(RouteSchema, "RouteList");
@@ -101,12 +101,6 @@ const updateableRoutes = apiRoute({
   request: { query: ListQuery },
   responses: { 200: jsonResponse(z.union([RouteMetadataList, RouteMetadataSchema]), "Updateable routes") },
 });
-
-async function loadRoute(db: Db, companyId: number, id: number): Promise<RouteRow> {
-  const [row] = await db.select().from(routes).where(and(routeScope(companyId), eq(routes.id, id)));
-  if (!row) throw notFound("Route");
-  return row;
-}
 
 
 const updateableScope = (companyId: number) =>

@@ -14,9 +14,8 @@ import type { AuthUser, Company, Db, Env } from "../env";
 import { ApiError, type ErrorStatus, conflict, forbidden, notFound, unprocessable } from "../errors";
 import type { LiveEvent } from "../../durable/company";
 import { formatDateTime, nowIso, parseDateTime } from "../lib/time";
+import { type RouteRow, loadRoute } from "./route-records";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
-
-export type RouteRow = typeof routes.$inferSelect;
 
 export interface RouteChange {
   status?: number;
@@ -29,12 +28,6 @@ export interface ChangeResult {
 }
 
 const ROUTE_OPEN_DELIVERIES = [DeliveryStatus.none, DeliveryStatus.routed] as number[];
-
-async function loadRoute(db: Db, companyId: number, routeId: number): Promise<RouteRow> {
-  const [route] = await db.select().from(routes).where(and(eq(routes.company_id, companyId), eq(routes.id, routeId)));
-  if (!route) throw notFound("Route");
-  return route;
-}
 
 /** The route row is written only if it is still as it was read; otherwise someone else changed it first. */
 const unchanged = (route: RouteRow) =>

@@ -11,6 +11,7 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, and, asc, eq, sql } from "drizzle-orm";
 import { addresses, deliveries, routes } from "../db/schema";
 import type { Db } from "../env";
+import { notFound } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import { DateTime } from "../openapi";
 import { AddressSchema, type AddressRow, presentAddress } from "./addresses";
@@ -92,6 +93,13 @@ export const routeFields: FieldMap = {
 
 /** The tenant scope of every route query. */
 export const routeScope = (companyId: number): SQL => eq(routes.company_id, companyId);
+
+/** The company's route with this id, or 404. */
+export async function loadRoute(db: Db, companyId: number, id: number): Promise<RouteRow> {
+  const [row] = await db.select().from(routes).where(and(routeScope(companyId), eq(routes.id, id)));
+  if (!row) throw notFound("Route");
+  return row;
+}
 
 /** Driving order: `orderindex` (unset last), then id. */
 const drivingOrder = [sql`${deliveries.orderindex} is null`, asc(deliveries.orderindex), asc(deliveries.id)];
