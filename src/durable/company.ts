@@ -41,6 +41,15 @@ export interface ProcessRecord {
 
 export type ProcessState = Record<ProcessAction, ProcessRecord>;
 
+/** A fresh action record: progress 1 when it is already done or skipped, 0 otherwise. */
+export const processRecord = (status: ProcessStatus, extra: Partial<ProcessRecord> = {}): ProcessRecord => ({
+  status,
+  link: "",
+  vague_addresses: [],
+  meta: JSON.stringify({ progress: status === "finished" || status === "skipped" ? 1 : 0 }),
+  ...extra,
+});
+
 const STAFF = "staff";
 const driverTag = (id: number) => `driver:${id}`;
 

@@ -6,7 +6,7 @@
 import booleanPointInPolygon from "@turf/boolean-point-in-polygon";
 import { and, asc, eq, gt, inArray, lte, or, sql } from "drizzle-orm";
 import { type Solution, type VehicleClassId, solve } from "../../solver";
-import type { ProcessState } from "../../durable/company";
+import { type ProcessState, processRecord } from "../../durable/company";
 import { addresses, deliveries, driverAvailabilities, processes, routes, tourAreas, users, vehicles } from "../db/schema";
 import { DeliveryStatus, OPEN_DELIVERY_STATUSES, RouteStatus, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
 import { type PlannedDelivery, type RouteReplacement, type RoutingParams, type VehicleSpec, buildProblem, planRoutes, planningOrigin } from "../domain/routing-plan";
@@ -56,15 +56,12 @@ const budgetMs = (env: Env, mode: "async" | "sync") => {
   return mode === "sync" ? Math.min(base, 3_000) : base;
 };
 
-const initialProcess = (imported: boolean): ProcessState => {
-  const record = (status: ProcessState["routing"]["status"]) => ({ status, link: "", vague_addresses: [], meta: JSON.stringify({ progress: status === "finished" || status === "skipped" ? 1 : 0 }) });
-  return {
-    import_deliveries: record(imported ? "finished" : "skipped"),
-    cluster_deliveries: record("skipped"),
-    routing: record("waiting"),
-    final: record("waiting"),
-  };
-};
+const initialProcess = (imported: boolean): ProcessState => ({
+  import_deliveries: processRecord(imported ? "finished" : "skipped"),
+  cluster_deliveries: processRecord("skipped"),
+  routing: processRecord("waiting"),
+  final: processRecord("waiting"),
+});
 
 /** Cancels every unfinished route of the company; their unfinished deliveries return to the pool (status none). */
 export async function cancelAllRoutes(env: Env, db: Db, companyId: number) {

@@ -5,7 +5,7 @@
  * spreadsheet in R2 and an email with its link).
  */
 import { and, asc, eq } from "drizzle-orm";
-import type { ProcessState } from "../../durable/company";
+import { processRecord } from "../../durable/company";
 import { addresses, companies, deliveries, processes, routes, users } from "../db/schema";
 import { rowsFromSheet } from "../domain/upload-rows";
 import type { RoutingParams } from "../domain/routing-plan";
@@ -60,24 +60,16 @@ async function importRows(env: Env, company: Company, files: UploadFile[]) {
   return { ids, vague: vagueRows, rows: items.length };
 }
 
-const record = (status: ProcessState["final"]["status"], extra: Partial<ProcessState["final"]> = {}) => ({
-  status,
-  link: "",
-  vague_addresses: [],
-  meta: JSON.stringify({ progress: status === "finished" || status === "skipped" ? 1 : 0 }),
-  ...extra,
-});
-
 /** POST /upload/deliveryonly: the rows become deliveries now; routing comes later with /batchrouting. */
 export async function uploadDeliveriesOnly(env: Env, db: Db, company: Company, userId: number, files: UploadFile[]) {
   const { ids, vague, rows } = await importRows(env, company, files);
   const processId = crypto.randomUUID();
   await db.insert(processes).values({ id: processId, company_id: company.id, kind: "upload", params: { deliveryIds: ids }, created_by: userId });
   await companyStub(env, company.id).createProcess(processId, {
-    import_deliveries: record("finished", { vague_addresses: vague, meta: JSON.stringify({ progress: 1, rows, imported: ids.length }) }),
-    cluster_deliveries: record("skipped"),
-    routing: record("skipped"),
-    final: record("finished"),
+    import_deliveries: processRecord("finished", { vague_addresses: vague, meta: JSON.stringify({ progress: 1, rows, imported: ids.length }) }),
+    cluster_deliveries: processRecord("skipped"),
+    routing: processRecord("skipped"),
+    final: processRecord("finished"),
   });
   return { processId, ids, vague };
 }
@@ -92,7 +84,7 @@ export async function batchRouting(env: Env, db: Db, company: Company, processId
   if (!state || state.routing.status !== "skipped") throw conflict(`Routing of this upload is already ${state?.routing.status ?? "unknown"}`, "process_id");
   const { params } = await prepareRouting(env, db, company, { deliveryids: stored.deliveryIds }, options, "async");
   await db.update(processes).set({ params }).where(eq(processes.id, processId));
-  const fresh = { ...state, cluster_deliveries: record(options.preclustered ? "finished" : "skipped"), routing: record("waiting"), final: record("waiting") };
+  const fresh = { ...state, cluster_deliveries: processRecord(options.preclustered ? "finished" : "skipped"), routing: processRecord("waiting"), final: processRecord("waiting") };
   await companyStub(env, company.id).createProcess(processId, fresh);
   await env.ROUTING_QUEUE.send({ processId, companyId: company.id });
   return fresh;
@@ -114,10 +106,10 @@ export async function uploadOneStep(env: Env, db: Db, company: Company, userId: 
   const params: OneStepParams = { kind: "onestep", files: stored, email: email ?? user.email, options };
   await db.insert(processes).values({ id: processId, company_id: company.id, kind: "upload", params, created_by: userId });
   await companyStub(env, company.id).createProcess(processId, {
-    import_deliveries: record("waiting"),
-    cluster_deliveries: record(options.preclustered ? "waiting" : "skipped"),
-    routing: record("waiting"),
-    final: record("waiting"),
+    import_deliveries: processRecord("waiting"),
+    cluster_deliveries: processRecord(options.preclustered ? "waiting" : "skipped"),
+    routing: processRecord("waiting"),
+    final: processRecord("waiting"),
   });
   await env.ROUTING_QUEUE.send({ processId, companyId: company.id, kind: "upload" });
   return processId;
