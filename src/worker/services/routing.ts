@@ -220,6 +220,7 @@ export async function prepareRouting(
     driverIds: activeDrivers.filter((d) => available.has(d.id)).map((d) => d.id),
     areaDrivers,
     timeBudgetMs: budgetMs(env, mode),
+    timeZone: company.timezone,
     requestedAt: Date.now(),
     replaces,
   };
