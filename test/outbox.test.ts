@@ -36,6 +36,6 @@ describe("outbox delivery", () => {
     const result = await getQueueResult(batch, ctx);
     expect(result.retryMessages).toEqual([expect.objectContaining({ msgId: "m3" })]);
     expect(result.explicitAcks).toEqual([]);
-    expect((await outboxOf(co.slug))[0].status).toBe("pending");
+    expect((await outboxOf(co.slug))[0].status).toBe("queued");
   });
 });

@@ -83,7 +83,7 @@ export class CompanyCoordinator extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     const companyId = await this.ctx.storage.get<number>("companyId");
     if (companyId === undefined) return;
-    const refreshed = await updateEtas(createDb(this.env.DB), companyId);
+    const refreshed = await updateEtas(this.env, createDb(this.env.DB), companyId);
     for (const r of refreshed) await this.broadcast({ type: "eta", route_id: r.route_id }, r.driver_id);
     if (refreshed.length) await this.ctx.storage.setAlarm(Date.now() + ETA_REFRESH_MS);
   }
