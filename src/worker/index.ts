@@ -5,12 +5,13 @@ import { createDb } from "./db/client";
 import { deliverOutboxMessage } from "./services/outbox";
 import { runRouting } from "./services/routing";
 import { runOneStepUpload } from "./services/uploads";
+import { type WebhookJob, deliverWebhook, webhooksBehind } from "./services/webhooks";
 
 export { CompanyCoordinator } from "../durable/company";
 
 const app = createApp();
 
-export const QUEUES = { notifications: "dispatch-notifications", routing: "dispatch-routing" } as const;
+export const QUEUES = { notifications: "dispatch-notifications", routing: "dispatch-routing", webhooks: "dispatch-webhooks" } as const;
 
 export default {
   fetch: app.fetch,
@@ -19,6 +20,16 @@ export default {
     const db = createDb(env.DB);
     for (const message of batch.messages) {
       try {
+        if (batch.queue === QUEUES.webhooks) {
+          const run = await deliverWebhook(env, db, message.body as WebhookJob);
+          // Order per endpoint: a failed event is retried before anything after it is sent.
+          if (run.outcome === "later") message.retry({ delaySeconds: run.delaySeconds });
+          else {
+            if (run.outcome === "more") await env.WEBHOOK_QUEUE.send(message.body as WebhookJob);
+            message.ack();
+          }
+          continue;
+        }
         if (batch.queue.startsWith(QUEUES.notifications)) await deliverOutboxMessage(env, db, (message.body as NotificationJob).outboxId);
         else if (batch.queue.startsWith(QUEUES.routing)) {
           const job = message.body as RoutingJob;
@@ -33,5 +44,11 @@ export default {
         message.retry({ delaySeconds: Math.min(2 ** message.attempts, 300) });
       }
     }
+  },
+
+  /** Every few minutes: a delivery run for every webhook endpoint behind the event log (a lost queue message loses nothing). */
+  async scheduled(_controller: ScheduledController, env: Env): Promise<void> {
+    const behind = await webhooksBehind(createDb(env.DB));
+    for (let i = 0; i < behind.length; i += 100) await env.WEBHOOK_QUEUE.sendBatch(behind.slice(i, i + 100).map((job) => ({ body: job })));
   },
 } satisfies ExportedHandler<Env>;

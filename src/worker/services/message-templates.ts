@@ -88,6 +88,16 @@ const TEMPLATES: Record<string, Template> = {
       zoneNote(ctx, t),
     ],
   }),
+  webhook_disabled: (d, ctx, t) =>
+    t.lang === "de"
+      ? {
+          subject: `Webhook bei ${ctx.companyname} abgeschaltet`,
+          paragraphs: [`Der Webhook ${str(d.webhook_id)} (${str(d.url)}) wurde nach ${str(d.failures)} fehlgeschlagenen Zustellungen in Folge abgeschaltet.`, "Prüfen Sie den Empfänger, schalten Sie ihn wieder ein (PATCH /webhook mit enabled: true) und holen Sie Verpasstes mit POST /webhook/<id>/replay nach."],
+        }
+      : {
+          subject: `Webhook at ${ctx.companyname} disabled`,
+          paragraphs: [`Webhook ${str(d.webhook_id)} (${str(d.url)}) was disabled after ${str(d.failures)} failed deliveries in a row.`, "Check the receiver, enable it again (PATCH /webhook with enabled: true) and catch up with POST /webhook/<id>/replay."],
+        },
   upload_result: (d, ctx, t) =>
     t.lang === "de"
       ? {
