@@ -47,12 +47,14 @@ const etaSentence = (data: Data, ctx: RenderContext, t: Wording) => {
 
 const zoneNote = (ctx: RenderContext, t: Wording) => (t.lang === "de" ? `Alle Zeiten in Ortszeit (${ctx.timezone}).` : `All times are local time (${ctx.timezone}).`);
 
+const ROLE_DE: Record<string, string> = { dispatcher: "Disponent", watcher: "Beobachter", driver: "Fahrer" };
+
 const TEMPLATES: Record<string, Template> = {
   invitation: (d, ctx, t) =>
     t.lang === "de"
       ? {
           subject: `Ihr Zugang bei ${ctx.companyname}`,
-          paragraphs: [`Sie wurden als ${str(d.usertype)} bei ${ctx.companyname} eingeladen.`, { link: str(d.link), label: "Passwort festlegen" }, `Ihr Code: ${str(d.code)}`],
+          paragraphs: [`Sie wurden als ${ROLE_DE[str(d.usertype)] ?? str(d.usertype)} bei ${ctx.companyname} eingeladen.`, { link: str(d.link), label: "Passwort festlegen" }, `Ihr Code: ${str(d.code)}`],
         }
       : {
           subject: `Your ${str(d.usertype)} account at ${ctx.companyname}`,
