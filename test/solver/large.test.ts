@@ -1,0 +1,36 @@
+import { describe, expect, it } from "vitest";
+import { check, type Problem, solveSync } from "../../src/solver";
+import { planar, vehicles } from "./helpers";
+
+/** 400 seeded jobs with windows: large enough for the search to work on subproblems. */
+function large(): Problem {
+  let s = 4242;
+  const rand = () => ((s = (s * 16807) % 2147483647) / 2147483647);
+  return planar(
+    { x: 100, y: 100 },
+    Array.from({ length: 400 }, (_, i) => {
+      const open = Math.floor(rand() * 800);
+      return {
+        id: `j${i}`,
+        x: Math.floor(rand() * 200),
+        y: Math.floor(rand() * 200),
+        service: 10,
+        load: [1 + Math.floor(rand() * 20)],
+        timeWindow: { start: open, end: open + 100 + Math.floor(rand() * 200) },
+      };
+    }),
+    { vehicles: vehicles(100, { capacity: [200], shift: { earliestStart: 0, latestEnd: 1400 } }) },
+  );
+}
+
+describe("large plans (decomposition)", () => {
+  it("improves the first solution by subproblems and stays feasible", () => {
+    const p = large();
+    const first = solveSync(p, { maxIterations: 1, seed: 3 });
+    const searched = solveSync(p, { maxIterations: 3000, seed: 3 });
+    expect(check(p, searched)).toEqual([]);
+    expect(searched.unassigned).toEqual([]);
+    expect(searched.tours.length).toBeLessThanOrEqual(first.tours.length);
+    expect(searched.summary.distance).toBeLessThan(first.summary.distance);
+  });
+});
