@@ -103,7 +103,7 @@ export function regretInsertion(inst: Instance): SolutionState {
     let far = -Infinity;
     for (let k = 0; k < pending.length; k++) {
       const node = inst.units[pending[k]][0];
-      const d = inst.distances[node] + inst.distances[node * inst.size];
+      const d = inst.distances.at(0, node) + inst.distances.at(node, 0);
       if (d > far) {
         far = d;
         seed = k;

@@ -133,8 +133,8 @@ export function recreate(state: SolutionState, units: number[], rng: Random): vo
       return q;
     };
     order.sort((a, b) => demand(b) - demand(a));
-  } else if (r < 10) order.sort((a, b) => inst.distances[key(b)] - inst.distances[key(a)]);
-  else order.sort((a, b) => inst.distances[key(a)] - inst.distances[key(b)]);
+  } else if (r < 10) order.sort((a, b) => inst.distances.at(0, key(b)) - inst.distances.at(0, key(a)));
+  else order.sort((a, b) => inst.distances.at(0, key(a)) - inst.distances.at(0, key(b)));
   // Also retry jobs that were already unassigned before this ruin.
   for (const u of state.unassigned) if (!units.includes(u)) order.push(u);
   for (const u of order) {

@@ -34,3 +34,25 @@ describe("large plans (decomposition)", () => {
     expect(searched.summary.distance).toBeLessThan(first.summary.distance);
   });
 });
+
+describe("large plans (memory)", () => {
+  it("computes embedded distances on demand for 3,000 stops, matching the checker", () => {
+    let s = 99;
+    const rand = () => ((s = (s * 16807) % 2147483647) / 2147483647);
+    const depot = { lat: 52.52, lon: 13.405 };
+    const p: Problem = {
+      depot,
+      jobs: Array.from({ length: 3000 }, (_, i) => ({
+        id: `j${i}`,
+        location: { lat: depot.lat + 0.3 * (rand() - 0.5), lon: depot.lon + 0.5 * (rand() - 0.5) },
+        service: 60,
+      })),
+      vehicles: vehicles(100, { shift: { earliestStart: 0, latestEnd: 86_400 } }),
+      fixOrder: true,
+    };
+    const solution = solveSync(p);
+    expect(solution.unassigned).toEqual([]);
+    expect(solution.summary.distance).toBeGreaterThan(0);
+    expect(check(p, solution)).toEqual([]);
+  });
+});
