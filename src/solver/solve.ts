@@ -1,5 +1,5 @@
 import { Budget } from "./budget";
-import { regretInsertion } from "./construction";
+import { GRANULAR_CONSTRUCTION_FROM, granularInsertion, regretInsertion } from "./construction";
 import { diagnose } from "./diagnose";
 import { decomposedSearch, SUBPROBLEM_JOBS } from "./decomposition";
 import { compile, type Instance } from "./model";
@@ -85,7 +85,7 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     best = fixedOrder(inst);
   } else {
     searched = true;
-    best = regretInsertion(inst);
+    best = inst.size - 1 >= GRANULAR_CONSTRUCTION_FROM ? granularInsertion(inst) : regretInsertion(inst);
     improved(best);
     yield;
     // Cost minimisation first gives tours a sound structure (packed Solomon C2

@@ -225,10 +225,11 @@ export class SolutionState {
   }
 
   /**
-   * Cheapest feasible placement of a unit. `blinkRate` skips candidate
-   * positions at random (SISR's blinks); `allowNew` permits opening a tour.
+   * Cheapest feasible placement of a unit among the `candidates` tours.
+   * `blinkRate` skips candidate positions at random (SISR's blinks);
+   * `allowNew` permits opening a tour when none of them fits.
    */
-  bestPlacement(unit: number, rng: Random | null, blinkRate: number, allowNew: boolean): Placement | null {
+  bestPlacement(unit: number, rng: Random | null, blinkRate: number, allowNew: boolean, candidates: Iterable<Route> = this.routes): Placement | null {
     const members = this.inst.units[unit];
     let best: Placement | null = null;
     let bestCost = Infinity;
@@ -262,7 +263,7 @@ export class SolutionState {
       }
     };
     const scope = this.scope;
-    for (const r of this.routes) if (!scope || scope.mask[r.nodes[0]]) consider(r, r.vehicle);
+    for (const r of candidates) if (!scope || scope.mask[r.nodes[0]]) consider(r, r.vehicle);
     // A new tour only when nothing else fits: the objective ranks tours above cost.
     if (allowNew && best === null && this.canOpenTour()) {
       for (const type of this.types) {

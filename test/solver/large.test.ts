@@ -2,13 +2,13 @@ import { describe, expect, it } from "vitest";
 import { check, type Problem, solveSync } from "../../src/solver";
 import { planar, vehicles } from "./helpers";
 
-/** 400 seeded jobs with windows: large enough for the search to work on subproblems. */
-function large(): Problem {
+/** Seeded jobs with windows on the plane (400: large enough for the search to work on subproblems). */
+function large(jobs = 400): Problem {
   let s = 4242;
   const rand = () => ((s = (s * 16807) % 2147483647) / 2147483647);
   return planar(
     { x: 100, y: 100 },
-    Array.from({ length: 400 }, (_, i) => {
+    Array.from({ length: jobs }, (_, i) => {
       const open = Math.floor(rand() * 800);
       return {
         id: `j${i}`,
@@ -19,7 +19,7 @@ function large(): Problem {
         timeWindow: { start: open, end: open + 100 + Math.floor(rand() * 200) },
       };
     }),
-    { vehicles: vehicles(100, { capacity: [200], shift: { earliestStart: 0, latestEnd: 1400 } }) },
+    { vehicles: vehicles(jobs / 4, { capacity: [200], shift: { earliestStart: 0, latestEnd: 1400 } }) },
   );
 }
 
@@ -32,6 +32,15 @@ describe("large plans (decomposition)", () => {
     expect(searched.unassigned).toEqual([]);
     expect(searched.tours.length).toBeLessThanOrEqual(first.tours.length);
     expect(searched.summary.distance).toBeLessThan(first.summary.distance);
+  });
+});
+
+describe("large plans (construction)", () => {
+  it("builds a feasible first plan for 2,000 jobs from neighbourhoods", () => {
+    const p = large(2000);
+    const first = solveSync(p, { maxIterations: 1, seed: 3 });
+    expect(first.unassigned).toEqual([]);
+    expect(check(p, first)).toEqual([]);
   });
 });
 
