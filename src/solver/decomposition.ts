@@ -83,6 +83,8 @@ export function* decomposedSearch(
     for (const r of state.routes) jobs += r.nodes.length;
     const target = Math.max(SUBPROBLEM_JOBS, (SUBPROBLEM_TOURS * jobs) / Math.max(1, state.routes.length));
     const groups = polarGroups(state, rng, target);
+    // No tours (nothing fits any vehicle): nothing to decompose; the plain search may still open one.
+    if (groups.length === 0) return yield* ruinAndRecreate(state, rng, budget, budget.fraction(), until, annealing(0), onImproved);
     for (const nodes of groups) {
       const at = budget.fraction();
       if (budget.exhausted() || at >= until) break;

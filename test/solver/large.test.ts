@@ -33,6 +33,14 @@ describe("large plans (decomposition)", () => {
     expect(searched.tours.length).toBeLessThanOrEqual(first.tours.length);
     expect(searched.summary.distance).toBeLessThan(first.summary.distance);
   });
+
+  it("ends under an iteration budget when no job fits any vehicle", () => {
+    const p = large();
+    for (const job of p.jobs) job.load = [500];
+    const s = solveSync(p, { maxIterations: 50, seed: 3 });
+    expect(s.tours).toEqual([]);
+    expect(s.unassigned).toHaveLength(400);
+  });
 });
 
 describe("large plans (construction)", () => {
