@@ -1,26 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { check, type Problem, solveSync } from "../../src/solver";
-import { planar, vehicles } from "./helpers";
+import { seededPlanar, vehicles } from "./helpers";
 
 /** Seeded jobs with windows on the plane (400: large enough for the search to work on subproblems). */
 function large(jobs = 400): Problem {
-  let s = 4242;
-  const rand = () => ((s = (s * 16807) % 2147483647) / 2147483647);
-  return planar(
-    { x: 100, y: 100 },
-    Array.from({ length: jobs }, (_, i) => {
-      const open = Math.floor(rand() * 800);
-      return {
-        id: `j${i}`,
-        x: Math.floor(rand() * 200),
-        y: Math.floor(rand() * 200),
-        service: 10,
-        load: [1 + Math.floor(rand() * 20)],
-        timeWindow: { start: open, end: open + 100 + Math.floor(rand() * 200) },
-      };
-    }),
-    { vehicles: vehicles(jobs / 4, { capacity: [200], shift: { earliestStart: 0, latestEnd: 1400 } }) },
-  );
+  return seededPlanar({ jobs, seed: 4242, side: 200, opens: 800, minWidth: 100, extraWidth: 200, fleet: jobs / 4, latestEnd: 1400 });
 }
 
 describe("large plans (decomposition)", () => {
