@@ -2,18 +2,22 @@
  * Solver benchmark (figures only, never a test).
  *
  *   npm run bench:solver -- [--seconds S] [--dir DIR] [--only C101,R101] [--seed N]
+ *   npm run bench:solver -- --set gh400|gh800 [--seconds S] [--only C1_8_1,R1_8_6]
  *   npm run bench:solver -- --scale [--seconds S] [--sizes 1000,2000]
  *
- * Solomon mode solves every instance in DIR (default /work/shared/bench/solomon),
- * checks each solution with the independent checker, writes
- * bench-results/solver.csv and prints a summary against bks.csv.
+ * Instance mode (Solomon by default, `--set` picks a Gehring & Homberger
+ * folder under /work/shared/bench) solves every instance in the folder,
+ * checks each solution with the independent checker and prints per instance
+ * and per class: vehicles against bks.csv, distance gap, time to the first
+ * feasible solution and peak memory (heap + array buffers); the rows go to
+ * bench-results/<set>.csv.
  * Scale mode solves generated city instances with time windows (embedded
  * great-circle matrices, as in production) and reports time to the first
  * feasible solution, the result after the budget and peak memory.
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { check, parseSolomon, type Problem, solomonProblem, solveSync } from "../src/solver";
+import { basename, join } from "node:path";
+import { check, parseSolomon, type Problem, type Progress, solomonProblem, solveSync } from "../src/solver";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -30,11 +34,36 @@ const mb = (b: number) => `${(b / 1048576).toFixed(1)} MB`;
 const seconds = Number(arg("seconds") ?? 10);
 const seed = Number(arg("seed") ?? 1);
 
-if (process.argv.includes("--scale")) scale();
-else solomon();
+/** Solves `problem` within the budget, noting peak memory and when all jobs were first served. */
+function timedSolve(problem: Problem) {
+  peakMemory = 0;
+  sampleMemory();
+  const started = Date.now();
+  let firstFeasible = NaN;
+  const onProgress = (p: Progress) => {
+    sampleMemory();
+    if (Number.isNaN(firstFeasible) && p.unassigned === 0) firstFeasible = (Date.now() - started) / 1000;
+  };
+  const solution = solveSync(problem, { timeLimitMs: seconds * 1000, seed, onProgress });
+  sampleMemory();
+  return { solution, firstFeasible, took: (Date.now() - started) / 1000, memory: peakMemory };
+}
 
-function solomon(): void {
-  const dir = arg("dir") ?? "/work/shared/bench/solomon";
+interface Row {
+  name: string;
+  vehicles: number;
+  bksVehicles: number;
+  gap: number;
+  firstFeasible: number;
+  memory: number;
+  feasible: boolean;
+}
+
+/** Solomon C101 and Gehring & Homberger C1_8_1 are both class C1. */
+const classOf = (name: string) => /^(RC|R|C)\d/.exec(name)?.[0] ?? "?";
+
+function instances(dir: string): void {
+  const set = basename(dir);
   const only = arg("only")?.split(",").map((s) => s.trim().toUpperCase());
   const bks = new Map<string, { vehicles: number; distance: number }>();
   const bksFile = join(dir, "bks.csv");
@@ -48,40 +77,59 @@ function solomon(): void {
     .filter((f) => f.toLowerCase().endsWith(".txt"))
     .filter((f) => !only || only.includes(f.replace(/\.txt$/i, "").toUpperCase()))
     .sort();
-  const rows: string[] = ["instance,vehicles,distance,bks_vehicles,bks_distance,gap_percent,seconds,feasible"];
-  let matched = 0;
-  let vehicles = 0;
-  let bksVehicles = 0;
-  const gaps: number[] = [];
-  let infeasible = 0;
+  const csv: string[] = ["instance,vehicles,distance,bks_vehicles,bks_distance,gap_percent,seconds,first_feasible_s,peak_mb,feasible"];
+  const rows: Row[] = [];
+  let overallPeak = 0;
   for (const f of files) {
     const name = f.replace(/\.txt$/i, "").toUpperCase();
     const problem = solomonProblem(parseSolomon(readFileSync(join(dir, f), "utf8")));
-    const started = Date.now();
-    const solution = solveSync(problem, { timeLimitMs: seconds * 1000, seed, onProgress: sampleMemory });
-    const took = (Date.now() - started) / 1000;
-    sampleMemory();
+    const { solution, firstFeasible, took, memory } = timedSolve(problem);
+    overallPeak = Math.max(overallPeak, memory);
     const feasible = check(problem, solution).length === 0 && solution.unassigned.length === 0;
-    if (!feasible) infeasible++;
     const b = bks.get(name);
     const dist = solution.summary.distance;
     const gap = b ? ((dist - b.distance) / b.distance) * 100 : NaN;
-    if (b) {
-      if (solution.tours.length === b.vehicles) matched++;
-      bksVehicles += b.vehicles;
-      gaps.push(gap);
-    }
-    vehicles += solution.tours.length;
-    rows.push([name, solution.tours.length, dist.toFixed(4), b?.vehicles ?? "", b?.distance ?? "", gap.toFixed(2), took.toFixed(2), feasible].join(","));
-    console.log(`${name.padEnd(6)} ${String(solution.tours.length).padStart(3)} ${dist.toFixed(2).padStart(9)}  bks ${b?.vehicles ?? "?"} ${b?.distance.toFixed(2) ?? "?"}  gap ${gap.toFixed(2)}%  ${took.toFixed(1)}s${feasible ? "" : "  INFEASIBLE"}`);
+    const vehicles = solution.tours.length;
+    rows.push({ name, vehicles, bksVehicles: b?.vehicles ?? NaN, gap, firstFeasible, memory, feasible });
+    csv.push(
+      [name, vehicles, dist.toFixed(4), b?.vehicles ?? "", b?.distance ?? "", gap.toFixed(2), took.toFixed(2), firstFeasible.toFixed(2), (memory / 1048576).toFixed(1), feasible].join(","),
+    );
+    console.log(
+      `${name.padEnd(8)} ${String(vehicles).padStart(3)} ${dist.toFixed(2).padStart(10)}  bks ${b?.vehicles ?? "?"} ${b?.distance.toFixed(2) ?? "?"}  ` +
+        `gap ${gap.toFixed(2)}%  ${took.toFixed(1)}s  first feasible ${firstFeasible.toFixed(2)}s  ${mb(memory)}${feasible ? "" : "  INFEASIBLE"}`,
+    );
   }
   mkdirSync("bench-results", { recursive: true });
-  writeFileSync("bench-results/solver.csv", rows.join("\n") + "\n");
-  const mean = gaps.reduce((a, g) => a + g, 0) / Math.max(1, gaps.length);
+  writeFileSync(`bench-results/${set === "solomon" ? "solver" : set}.csv`, csv.join("\n") + "\n");
+  const summary = (list: Row[]) => {
+    const withBks = list.filter((r) => !Number.isNaN(r.bksVehicles));
+    const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length);
+    return {
+      matched: withBks.filter((r) => r.vehicles === r.bksVehicles).length,
+      withBks: withBks.length,
+      vehicles: list.reduce((a, r) => a + r.vehicles, 0),
+      bksVehicles: withBks.reduce((a, r) => a + r.bksVehicles, 0),
+      meanGap: mean(withBks.map((r) => r.gap)),
+      maxGap: Math.max(...withBks.map((r) => r.gap)),
+      firstFeasible: Math.max(...list.map((r) => r.firstFeasible)),
+      memory: Math.max(...list.map((r) => r.memory)),
+      infeasible: list.filter((r) => !r.feasible).length,
+    };
+  };
+  console.log("\nclass  n  vehicles=BKS  vehicles (BKS)  mean gap  max gap  max first feasible  peak memory");
+  for (const cls of [...new Set(rows.map((r) => classOf(r.name)))].sort()) {
+    const s = summary(rows.filter((r) => classOf(r.name) === cls));
+    const n = rows.filter((r) => classOf(r.name) === cls).length;
+    console.log(
+      `${cls.padEnd(5)} ${String(n).padStart(2)}  ${`${s.matched}/${s.withBks}`.padStart(12)}  ${`${s.vehicles} (${s.bksVehicles})`.padStart(14)}  ` +
+        `${s.meanGap.toFixed(2).padStart(7)}%  ${s.maxGap.toFixed(2).padStart(6)}%  ${s.firstFeasible.toFixed(2).padStart(17)}s  ${mb(s.memory)}`,
+    );
+  }
+  const all = summary(rows);
   console.log(
-    `\n${files.length} instances at ${seconds}s, seed ${seed}: vehicles = BKS on ${matched}/${gaps.length}; ` +
-      `vehicles ${vehicles} vs BKS ${bksVehicles}; distance gap mean ${mean.toFixed(2)}%, max ${Math.max(...gaps).toFixed(2)}%; ` +
-      `infeasible ${infeasible}; peak memory ${mb(peakMemory)}`,
+    `\n${files.length} instances at ${seconds}s, seed ${seed}: vehicles = BKS on ${all.matched}/${all.withBks}; ` +
+      `vehicles ${all.vehicles} vs BKS ${all.bksVehicles}; distance gap mean ${all.meanGap.toFixed(2)}%, max ${all.maxGap.toFixed(2)}%; ` +
+      `first feasible max ${all.firstFeasible.toFixed(2)}s; infeasible ${all.infeasible}; peak memory ${mb(overallPeak)}`,
   );
 }
 
@@ -125,25 +173,16 @@ function cityProblem(jobs: number, seedValue: number): Problem {
 function scale(): void {
   const sizes = (arg("sizes") ?? "1000,2000").split(",").map(Number);
   for (const n of sizes) {
-    peakMemory = 0;
-    sampleMemory();
     const problem = cityProblem(n, seed);
-    const started = Date.now();
-    let firstFeasible = NaN;
-    const solution = solveSync(problem, {
-      timeLimitMs: seconds * 1000,
-      seed,
-      onProgress: (p) => {
-        sampleMemory();
-        if (Number.isNaN(firstFeasible) && p.unassigned === 0) firstFeasible = (Date.now() - started) / 1000;
-      },
-    });
-    sampleMemory();
+    const { solution, firstFeasible, took, memory } = timedSolve(problem);
     const violations = check(problem, solution);
     console.log(
-      `${n} jobs: first feasible ${firstFeasible.toFixed(1)}s; after ${((Date.now() - started) / 1000).toFixed(1)}s: ` +
+      `${n} jobs: first feasible ${firstFeasible.toFixed(1)}s; after ${took.toFixed(1)}s: ` +
         `${solution.tours.length} tours, ${solution.unassigned.length} unassigned, ${(solution.summary.distance / 1000).toFixed(1)} km, ` +
-        `${solution.stats.iterations} iterations, ${violations.length} violations; peak heap+buffers ${mb(peakMemory)}`,
+        `${solution.stats.iterations} iterations, ${violations.length} violations; peak heap+buffers ${mb(memory)}`,
     );
   }
 }
+
+if (process.argv.includes("--scale")) scale();
+else instances(arg("dir") ?? `/work/shared/bench/${arg("set") ?? "solomon"}`);

@@ -63,8 +63,8 @@ function explainSingle(inst: Instance, node: number): [UnassignedJob["reason"], 
   let overShift = Infinity;
   let overDuration = Infinity;
   for (const v of inst.vehicles) {
-    const out = travel(v, 0, node, inst.size);
-    const back = v.open ? 0 : travel(v, node, 0, inst.size);
+    const out = travel(v, 0, node);
+    const back = v.open ? 0 : travel(v, node, 0);
     const arrival = v.earliestStart + out;
     const start = Math.max(arrival, inst.ready[node]);
     if (arrival > inst.due[node] + EPS) {
@@ -93,8 +93,8 @@ function explainSingle(inst: Instance, node: number): [UnassignedJob["reason"], 
   return null;
 }
 
-function travel(v: VehicleModel, from: number, to: number, size: number): number {
-  return v.durations[from * size + to] * v.timeScale;
+function travel(v: VehicleModel, from: number, to: number): number {
+  return v.durations.at(from, to) * v.timeScale;
 }
 
 function round(x: number): number {

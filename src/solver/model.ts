@@ -1,5 +1,7 @@
 import {
-  greatCircleDistances,
+  DenseMatrix,
+  embeddedMatrix,
+  type Matrix,
   problemPoints,
   secondsPerMetre,
   slowestSpeedFactor,
@@ -17,8 +19,9 @@ export interface VehicleModel {
   id: string;
   /** Vehicles with equal `typeKey` are interchangeable. */
   typeKey: string;
-  distances: Float32Array | Float64Array;
-  durations: Float32Array | Float64Array;
+  distances: Matrix;
+  /** Free-flow durations, before `timeScale`. */
+  durations: Matrix;
   /**
    * Multiplies `durations` for planning: travel-time factor and, with
    * traffic, the slowest speed factor (so planned arrivals are never earlier
@@ -47,7 +50,7 @@ export interface Instance {
   size: number;
   dims: number;
   /** Instance-level distances (for neighbourhoods). */
-  distances: Float32Array | Float64Array;
+  distances: Matrix;
   service: Float64Array;
   ready: Float64Array;
   due: Float64Array;
@@ -96,8 +99,8 @@ export function compile(problem: Problem): Instance {
   if (dims > 3) throw new Error("at most three load dimensions are supported");
 
   // The embedded distances are shared by all classes; build them once, lazily.
-  let embedded: Float32Array | undefined;
-  const embeddedDistances = () => (embedded ??= greatCircleDistances(problemPoints(problem)));
+  let embedded: Matrix | undefined;
+  const embeddedDistances = () => (embedded ??= embeddedMatrix(problemPoints(problem)));
   const traffic = trafficModel(problem.traffic);
 
   const fleet: Vehicle[] =
@@ -108,14 +111,14 @@ export function compile(problem: Problem): Instance {
     }));
   const vehicles: VehicleModel[] = fleet.map((v, index) => {
     const cls = v.vehicleClass ?? "car";
-    let distances: Float32Array | Float64Array;
-    let durations: Float32Array | Float64Array;
+    let distances: Matrix;
+    let durations: Matrix;
     let scale = v.travelTimeFactor ?? 1;
     const m = problem.matrices?.[cls] ?? problem.matrices?.default;
     if (m) {
       matrixFor(problem, cls, () => m);
-      distances = m.distances;
-      durations = m.durations;
+      distances = new DenseMatrix(m.distances, m.size);
+      durations = m.distances === m.durations ? distances : new DenseMatrix(m.durations, m.size);
     } else {
       // Durations are proportional to the embedded distances: no second matrix.
       distances = embeddedDistances();
@@ -253,7 +256,7 @@ export function compile(problem: Problem): Instance {
     let filled = 0;
     for (let j = 1; j < size; j++) {
       if (j === i) continue;
-      const d = distances[i * size + j] + distances[j * size + i];
+      const d = distances.at(i, j) + distances.at(j, i);
       if (filled === neighbourCount && d >= nearest[filled - 1]) continue;
       let k = filled < neighbourCount ? filled++ : filled - 1;
       while (k > 0 && nearest[k - 1] > d) {

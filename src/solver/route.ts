@@ -98,13 +98,13 @@ export class Route {
 
   /** Planned travel time of the leg i -> j (j = -1: the end of the tour). */
   time(i: number, j: number): number {
-    if (j < 0) return this.vehicle.open ? 0 : this.vehicle.durations[i * this.size] * this.vehicle.timeScale;
-    return this.vehicle.durations[i * this.size + j] * this.vehicle.timeScale;
+    if (j < 0) return this.vehicle.open ? 0 : this.vehicle.durations.at(i, 0) * this.vehicle.timeScale;
+    return this.vehicle.durations.at(i, j) * this.vehicle.timeScale;
   }
 
   dist(i: number, j: number): number {
-    if (j < 0) return this.vehicle.open ? 0 : this.vehicle.distances[i * this.size];
-    return this.vehicle.distances[i * this.size + j];
+    if (j < 0) return this.vehicle.open ? 0 : this.vehicle.distances.at(i, 0);
+    return this.vehicle.distances.at(i, j);
   }
 
   get length(): number {

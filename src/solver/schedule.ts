@@ -25,8 +25,8 @@ export function timetable(inst: Instance, route: Route): Tour {
   let distance = 0;
   let waiting = 0;
   for (const node of nodes) {
-    const leg = v.distances[prev * inst.size + node];
-    const travel = trafficTravelTime(v.traffic, v.durations[prev * inst.size + node] * v.freeFlowScale, t);
+    const leg = v.distances.at(prev, node);
+    const travel = trafficTravelTime(v.traffic, v.durations.at(prev, node) * v.freeFlowScale, t);
     const arrival = t + travel;
     const serviceStart = Math.max(arrival, inst.ready[node]);
     const departure = serviceStart + inst.service[node];
@@ -47,8 +47,8 @@ export function timetable(inst: Instance, route: Route): Tour {
   }
   let end = t;
   if (!v.open) {
-    distance += v.distances[prev * inst.size];
-    end = t + trafficTravelTime(v.traffic, v.durations[prev * inst.size] * v.freeFlowScale, t);
+    distance += v.distances.at(prev, 0);
+    end = t + trafficTravelTime(v.traffic, v.durations.at(prev, 0) * v.freeFlowScale, t);
   }
   const duration = end - start;
   return {

@@ -74,10 +74,11 @@ export function ruin(state: SolutionState, rng: Random): number[] {
   const maxString = Math.min(MAX_STRING, avgTour);
   const maxStrings = (4 * AVG_REMOVED) / (1 + maxString) - 1;
   const strings = Math.floor(rng.next() * maxStrings) + 1;
-  // Seed: a random assigned job.
+  // Seed: a random assigned job (of the scope, if any).
+  const scope = state.scope;
   let seed = -1;
   for (let tries = 0; tries < 100 && seed < 0; tries++) {
-    const n = 1 + rng.int(inst.size - 1);
+    const n = scope ? scope.nodes[rng.int(scope.nodes.length)] : 1 + rng.int(inst.size - 1);
     if (state.routeOf[n]) seed = n;
   }
   if (seed < 0) return [];
@@ -87,7 +88,7 @@ export function ruin(state: SolutionState, rng: Random): number[] {
   for (let i = -1; i < k && ruined.size < strings; i++) {
     const c = i < 0 ? seed : inst.neighbours[seed * k + i];
     const route = state.routeOf[c];
-    if (!route || ruined.has(route) || toRemove.has(c)) continue;
+    if (!route || ruined.has(route) || toRemove.has(c) || (scope && !scope.mask[c])) continue;
     ruined.add(route);
     const len = route.nodes.length;
     const maxLen = Math.min(len, maxString);
@@ -132,8 +133,8 @@ export function recreate(state: SolutionState, units: number[], rng: Random): vo
       return q;
     };
     order.sort((a, b) => demand(b) - demand(a));
-  } else if (r < 10) order.sort((a, b) => inst.distances[key(b)] - inst.distances[key(a)]);
-  else order.sort((a, b) => inst.distances[key(a)] - inst.distances[key(b)]);
+  } else if (r < 10) order.sort((a, b) => inst.distances.at(0, key(b)) - inst.distances.at(0, key(a)));
+  else order.sort((a, b) => inst.distances.at(0, key(a)) - inst.distances.at(0, key(b)));
   // Also retry jobs that were already unassigned before this ruin.
   for (const u of state.unassigned) if (!units.includes(u)) order.push(u);
   for (const u of order) {

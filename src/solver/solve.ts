@@ -1,6 +1,7 @@
 import { Budget } from "./budget";
-import { regretInsertion } from "./construction";
+import { GRANULAR_CONSTRUCTION_FROM, granularInsertion, regretInsertion } from "./construction";
 import { diagnose } from "./diagnose";
+import { decomposedSearch, SUBPROBLEM_JOBS } from "./decomposition";
 import { compile, type Instance } from "./model";
 import { Random } from "./random";
 import { relaxedJobs, relaxWindows } from "./relax";
@@ -27,6 +28,8 @@ const ROUTE_MINIMISATION_SHARE = 0.5;
 const INITIAL_TEMPERATURE = 10;
 const FINAL_PHASE_TEMPERATURE = 3;
 const FINAL_TEMPERATURE = 0.01;
+/** From this many jobs on, cost minimisation works on subproblems (see decomposition.ts). */
+const DECOMPOSE_FROM = 2 * SUBPROBLEM_JOBS;
 
 /**
  * Solves a problem. Asynchronous only to let cancellation signals through:
@@ -82,7 +85,7 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     best = fixedOrder(inst);
   } else {
     searched = true;
-    best = regretInsertion(inst);
+    best = inst.size - 1 >= GRANULAR_CONSTRUCTION_FROM ? granularInsertion(inst) : regretInsertion(inst);
     improved(best);
     yield;
     // Cost minimisation first gives tours a sound structure (packed Solomon C2
@@ -93,10 +96,17 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
       const perJob = Math.max(1e-9, best.cost() / Math.max(1, inst.size - 1 - best.unassigned.length));
       return { initial: initial * perJob, final: FINAL_TEMPERATURE * perJob };
     };
+    const large = inst.size - 1 >= DECOMPOSE_FROM;
+    const costSearch = (from: number, until: number, initial: number) => {
+      if (!large) return ruinAndRecreate(best, rng, budget, from, until, annealing(initial), improved);
+      // Later rounds over the subproblems start cooler.
+      const { initial: hot, final } = annealing(initial);
+      return decomposedSearch(best, rng, budget, from, until, (p) => ({ initial: hot * Math.pow(final / hot, p), final }), improved);
+    };
     const warmUp = best.routes.length - tourLowerBound(best) <= 1 ? LONG_WARM_UP_SHARE : WARM_UP_SHARE;
-    best = yield* ruinAndRecreate(best, rng, budget, 0, warmUp, annealing(INITIAL_TEMPERATURE), improved);
+    best = yield* costSearch(0, warmUp, INITIAL_TEMPERATURE);
     best = yield* minimiseRoutes(best, rng, budget, warmUp + ROUTE_MINIMISATION_SHARE, improved);
-    best = yield* ruinAndRecreate(best, rng, budget, budget.fraction(), 1, annealing(FINAL_PHASE_TEMPERATURE), improved);
+    best = yield* costSearch(budget.fraction(), 1, FINAL_PHASE_TEMPERATURE);
   }
   const relaxed = relaxWindows(inst, best);
   const stoppedBy = budget.cancelled ? "cancelled" : searched ? "budget" : "complete";

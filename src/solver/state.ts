@@ -40,9 +40,21 @@ export function vehicleTypes(inst: Instance): VehicleModel[][] {
   return [...byType.values()];
 }
 
+/**
+ * A subproblem of a decomposition: the jobs of some whole tours. While a
+ * state has a scope, ruins start only from these jobs and insertions go only
+ * into tours of the scope (or a new tour), so tours outside stay untouched.
+ */
+export interface Scope {
+  mask: Uint8Array;
+  nodes: number[];
+}
+
 /** A solution under search: tours in use plus the units left out. */
 export class SolutionState {
   routes: Route[] = [];
+  /** Shared by clones; null = the whole problem. */
+  scope: Scope | null = null;
   /** Unit indices not on any tour. */
   unassigned: number[] = [];
   /** Per node: its tour (or null) ... */
@@ -78,6 +90,7 @@ export class SolutionState {
     s.routes = this.routes.map((r) => r.clone());
     s.unassigned = this.unassigned.slice();
     s.used.set(this.used);
+    s.scope = this.scope;
     for (const r of s.routes) s.index(r);
     return s;
   }
@@ -212,10 +225,11 @@ export class SolutionState {
   }
 
   /**
-   * Cheapest feasible placement of a unit. `blinkRate` skips candidate
-   * positions at random (SISR's blinks); `allowNew` permits opening a tour.
+   * Cheapest feasible placement of a unit among the `candidates` tours.
+   * `blinkRate` skips candidate positions at random (SISR's blinks);
+   * `allowNew` permits opening a tour when none of them fits.
    */
-  bestPlacement(unit: number, rng: Random | null, blinkRate: number, allowNew: boolean): Placement | null {
+  bestPlacement(unit: number, rng: Random | null, blinkRate: number, allowNew: boolean, candidates: Iterable<Route> = this.routes): Placement | null {
     const members = this.inst.units[unit];
     let best: Placement | null = null;
     let bestCost = Infinity;
@@ -248,7 +262,8 @@ export class SolutionState {
         }
       }
     };
-    for (const r of this.routes) consider(r, r.vehicle);
+    const scope = this.scope;
+    for (const r of candidates) if (!scope || scope.mask[r.nodes[0]]) consider(r, r.vehicle);
     // A new tour only when nothing else fits: the objective ranks tours above cost.
     if (allowNew && best === null && this.canOpenTour()) {
       for (const type of this.types) {

@@ -19,6 +19,40 @@ export function planar(depot: Point, jobs: (Omit<Job, "location"> & Point)[], re
   };
 }
 
+/**
+ * Seeded jobs with windows on a square around its centre (Park-Miller
+ * generator): windows open in [0, opens) and last minWidth + [0, extraWidth);
+ * loads 1-20, capacity 200, `fleet` vehicles with shifts ending at `latestEnd`.
+ */
+export function seededPlanar(o: {
+  jobs: number;
+  seed: number;
+  side: number;
+  opens: number;
+  minWidth: number;
+  extraWidth: number;
+  fleet: number;
+  latestEnd: number;
+}): Problem {
+  let s = o.seed;
+  const rand = () => ((s = (s * 16807) % 2147483647) / 2147483647);
+  return planar(
+    { x: o.side / 2, y: o.side / 2 },
+    Array.from({ length: o.jobs }, (_, i) => {
+      const open = Math.floor(rand() * o.opens);
+      return {
+        id: `j${i}`,
+        x: Math.floor(rand() * o.side),
+        y: Math.floor(rand() * o.side),
+        service: 10,
+        load: [1 + Math.floor(rand() * 20)],
+        timeWindow: { start: open, end: open + o.minWidth + Math.floor(rand() * o.extraWidth) },
+      };
+    }),
+    { vehicles: vehicles(o.fleet, { capacity: [200], shift: { earliestStart: 0, latestEnd: o.latestEnd } }) },
+  );
+}
+
 export function vehicles(count: number, v: Omit<Vehicle, "id"> = {}): Vehicle[] {
   return Array.from({ length: count }, (_, i) => ({ id: `v${i + 1}`, ...v }));
 }

@@ -1,26 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { check, type Problem, parseSolomon, solomonProblem, solve, solveSync, VEHICLE_CLASSES } from "../../src/solver";
-import { planar, routes, vehicles } from "./helpers";
+import { routes, seededPlanar } from "./helpers";
 
 /** 60 seeded jobs with windows on the plane. */
 function medium(): Problem {
-  let s = 12345;
-  const rand = () => ((s = (s * 16807) % 2147483647) / 2147483647);
-  return planar(
-    { x: 50, y: 50 },
-    Array.from({ length: 60 }, (_, i) => {
-      const open = Math.floor(rand() * 600);
-      return {
-        id: `j${i}`,
-        x: Math.floor(rand() * 100),
-        y: Math.floor(rand() * 100),
-        service: 10,
-        load: [1 + Math.floor(rand() * 20)],
-        timeWindow: { start: open, end: open + 60 + Math.floor(rand() * 120) },
-      };
-    }),
-    { vehicles: vehicles(25, { capacity: [200], shift: { earliestStart: 0, latestEnd: 1000 } }) },
-  );
+  return seededPlanar({ jobs: 60, seed: 12345, side: 100, opens: 600, minWidth: 60, extraWidth: 120, fleet: 25, latestEnd: 1000 });
 }
 
 describe("search control", () => {

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { check, type Problem, solveSync } from "../../src/solver";
+import { seededPlanar, vehicles } from "./helpers";
+
+/** Seeded jobs with windows on the plane (400: large enough for the search to work on subproblems). */
+function large(jobs = 400): Problem {
+  return seededPlanar({ jobs, seed: 4242, side: 200, opens: 800, minWidth: 100, extraWidth: 200, fleet: jobs / 4, latestEnd: 1400 });
+}
+
+describe("large plans (decomposition)", () => {
+  it("improves the first solution by subproblems and stays feasible", () => {
+    const p = large();
+    const first = solveSync(p, { maxIterations: 1, seed: 3 });
+    const searched = solveSync(p, { maxIterations: 3000, seed: 3 });
+    expect(check(p, searched)).toEqual([]);
+    expect(searched.unassigned).toEqual([]);
+    expect(searched.tours.length).toBeLessThanOrEqual(first.tours.length);
+    expect(searched.summary.distance).toBeLessThan(first.summary.distance);
+  });
+
+  it("ends under an iteration budget when no job fits any vehicle", () => {
+    const p = large();
+    for (const job of p.jobs) job.load = [500];
+    const s = solveSync(p, { maxIterations: 50, seed: 3 });
+    expect(s.tours).toEqual([]);
+    expect(s.unassigned).toHaveLength(400);
+  });
+});
+
+describe("large plans (construction)", () => {
+  it("builds a feasible first plan for 2,000 jobs from neighbourhoods", () => {
+    const p = large(2000);
+    const first = solveSync(p, { maxIterations: 1, seed: 3 });
+    expect(first.unassigned).toEqual([]);
+    expect(check(p, first)).toEqual([]);
+  });
+});
+
+describe("large plans (memory)", () => {
+  it("computes embedded distances on demand for 3,000 stops, matching the checker", () => {
+    let s = 99;
+    const rand = () => ((s = (s * 16807) % 2147483647) / 2147483647);
+    const depot = { lat: 52.52, lon: 13.405 };
+    const p: Problem = {
+      depot,
+      jobs: Array.from({ length: 3000 }, (_, i) => ({
+        id: `j${i}`,
+        location: { lat: depot.lat + 0.3 * (rand() - 0.5), lon: depot.lon + 0.5 * (rand() - 0.5) },
+        service: 60,
+      })),
+      vehicles: vehicles(100, { shift: { earliestStart: 0, latestEnd: 86_400 } }),
+      fixOrder: true,
+    };
+    const solution = solveSync(p);
+    expect(solution.unassigned).toEqual([]);
+    expect(solution.summary.distance).toBeGreaterThan(0);
+    expect(check(p, solution)).toEqual([]);
+  });
+});
