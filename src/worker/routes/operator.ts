@@ -29,7 +29,7 @@ const createCompany = createRoute({
       z.object({
         slug: z.string().regex(SLUG, "lower-case letters, digits and '-', 2-40 characters"),
         companyname: z.string().min(1).max(200),
-        timezone: z.string().optional().openapi({ example: "Europe/Berlin" }),
+        timezone: z.string().max(60).optional().openapi({ example: "Europe/Berlin" }),
         depot: AddressInput.optional(),
         dispatcher: z.object({ email: Email, password: Password, ...Person }),
       }),

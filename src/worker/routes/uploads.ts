@@ -17,7 +17,7 @@ const COLUMNS =
 const UploadForm = z
   .object({
     "file[]": z.any().openapi({ type: "array", items: { type: "string", format: "binary" }, description: "Spreadsheet file(s)" }),
-    email: z.string().optional().openapi({ description: "Recipient of the result spreadsheet (default: the uploading dispatcher)" }),
+    email: z.string().max(200).optional().openapi({ description: "Recipient of the result spreadsheet (default: the uploading dispatcher)" }),
   })
   .openapi("UploadForm");
 
