@@ -74,7 +74,7 @@ export const BooleanQuery = booleanQuery;
 
 /** `q`, `page`, `results_per_page` of every list endpoint (contract.md §4). */
 export const ListQuery = z.object({
-  q: z.string().max(20_000).optional().openapi({ description: "Flask-Restless search query (JSON): filters, order_by, limit, offset, single; at most 20,000 characters" }),
+  q: z.string().max(20_000).optional().openapi({ description: "Flask-Restless search query (JSON): filters, order_by, limit, offset, single; at most 20,000 characters, 60 compared values (an `in` list counts once) and 10 levels of nested filters" }),
   page: z.coerce.number().int().min(1).default(1).openapi({ description: "Page number, from 1" }),
   results_per_page: z.coerce.number().int().min(1).optional().openapi({ description: "Page size; default 10, at most 100 (larger values are capped)" }),
 });
