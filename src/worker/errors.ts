@@ -102,6 +102,10 @@ export function unknownFields(raw: unknown, parsed: unknown, path = ""): string[
  * or read-only fields are never dropped silently).
  */
 export async function validationHook(result: { success: boolean; data?: unknown; error?: ZodError; target: string }, c: Context) {
+  // Every JSON body of the interface is required; without the content type the validator would see `{}`.
+  if (result.target === "json" && !/^application\/([\w.+-]*\+)?json\b/i.test(c.req.header("content-type") ?? "")) {
+    return errorResponse(c, 422, "A JSON body (Content-Type: application/json) is required", "body");
+  }
   if (!result.success && result.error) {
     const fields = zodFields(result.error) || result.target;
     return errorResponse(c, 422, `Invalid ${result.target}: ${zodMessage(result.error)}`, fields);
