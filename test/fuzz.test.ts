@@ -268,6 +268,8 @@ describe("fuzz: every operation of /openapi.json", () => {
 
   it(`answers ${RUNS} runs of valid and invalid requests per operation without a 5xx, with the error shape, and without changes on refusals`, { timeout: 100_000 + RUNS * 60_000 }, async () => {
     const tools = new SchemaTools(doc);
+    // The document states the strictness the unknown-field mutations rely on.
+    expect(tools.deref(doc.paths["/{slug}/api/driver"].post.requestBody.content["application/json"].schema).additionalProperties).toBe(false);
     const query = await snapshotQuery(world);
     const snapshot = async (): Promise<string> => (await query.first<{ snapshot: string }>())!.snapshot;
     // After a refusal the data is unchanged, so its snapshot is the next request's "before".
