@@ -25,6 +25,9 @@ export default defineConfig({
                 // Short solver runs keep the suite fast; quality is measured by the benchmarks.
                 ROUTING_TIME_BUDGET_MS: "700",
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
+                // Long fuzz runs: `npm run fuzz -- --runs N --seed S` (scripts/fuzz.mjs) sets these.
+                FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",
+                FUZZ_SEED: process.env.FUZZ_SEED ?? "",
               },
             },
           })),

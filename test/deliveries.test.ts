@@ -79,6 +79,12 @@ describe("deliveries", () => {
     const cancelled = await co.api("PATCH", "/delivery", { body: { id: created.id, status: 4 } });
     expect(cancelled.body.status).toBe(4);
     expect((await co.api("PATCH", "/delivery", { body: { id: created.id, status: 2 } })).status).toBe(422);
+    // Nothing to change (the current status sent again, or only the id): the stored delivery, no 500.
+    for (const body of [{ id: created.id, status: 4 }, { id: created.id }]) {
+      const same = await co.api("PATCH", "/delivery", { body });
+      expect(same.status, same.text).toBe(200);
+      expect(same.body).toMatchObject({ id: created.id, status: 4, notes: "ring twice" });
+    }
   });
 
   it("refuses to edit or delete a delivery on a route that is on the way", async () => {

@@ -50,10 +50,21 @@ describe("drivers", () => {
 
   it("POST /driver accepts colour, vehicle, status and expires", async () => {
     const res = await co.api("POST", "/driver", {
-      body: { email: "opt@example.com", htmlcolor: "#A1B2C3", vehicle: "bicycle", status: 1, expires: "2027-01-01T12:00:00+01:00", active: true, usertype: "dispatcher" },
+      body: { email: "opt@example.com", htmlcolor: "#A1B2C3", vehicle: "bicycle", status: 1, expires: "2027-01-01T12:00:00+01:00" },
     });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ htmlcolor: "a1b2c3", vehicle: "bicycle", status: 1, expires: "2027-01-01T11:00:00Z", active: false, usertype: "driver" });
+  });
+
+  it("POST /driver names read-only, unknown and mistyped fields instead of dropping them", async () => {
+    const readOnly = await co.api("POST", "/driver", { body: { email: "ro@example.com", active: true, usertype: "dispatcher", nickname: "Ro" } });
+    expect(readOnly.status).toBe(422);
+    expect(readOnly.body.fields.split(",").sort()).toEqual(["active", "nickname", "usertype"]);
+    const mistyped = await co.api("POST", "/driver", { body: { email: "ro@example.com", status: "x".repeat(100_000) } });
+    expect(mistyped).toMatchObject({ status: 422, body: { code: 422, fields: "status" } });
+    const tooLong = await co.api("POST", "/driver", { body: { email: "ro@example.com", firstname: "x".repeat(101) } });
+    expect(tooLong).toMatchObject({ status: 422, body: { fields: "firstname" } });
+    expect((await co.api("GET", "/driver?q=" + encodeURIComponent(JSON.stringify({ filters: [{ name: "email", op: "==", val: "ro@example.com" }] })))).body.num_results).toBe(0);
   });
 
   it("POST /driver validates and rejects duplicate emails", async () => {

@@ -52,9 +52,9 @@ describe("q compiler: operators", () => {
     expect(filter({ name: "status", op, val: 2 })).toEqual({ sql: `"routes"."status" ${sqlOp} ?`, params: [2] });
   });
 
-  it("in / not_in bind every element", () => {
-    expect(filter({ name: "status", op: "in", val: [1, 2] })).toEqual({ sql: `"routes"."status" in (?, ?)`, params: [1, 2] });
-    expect(filter({ name: "status", op: "not_in", val: [3] })).toEqual({ sql: `"routes"."status" not in (?)`, params: [3] });
+  it("in / not_in bind the list as one JSON parameter (D1 binds at most 100 values)", () => {
+    expect(filter({ name: "status", op: "in", val: [1, "2"] })).toEqual({ sql: `"routes"."status" in (select value from json_each(?))`, params: ["[1,2]"] });
+    expect(filter({ name: "status", op: "not_in", val: [3] })).toEqual({ sql: `not ("routes"."status" in (select value from json_each(?)))`, params: ["[3]"] });
     expect(filter({ name: "status", op: "in", val: [] }).sql).toBe("0 = 1");
   });
 
@@ -115,6 +115,8 @@ describe("q compiler: rejections (422 naming the field)", () => {
   it("negative limit", () => rejects({ limit: -1 }, "limit"));
   it("relation without any", () => rejects({ filters: [{ name: "deliveries", op: "==", val: 1 }] }, "deliveries"));
   it("comparison with an unknown second field", () => rejects({ filters: [{ name: "distance", op: ">", field: "nope" }] }, "nope"));
+  it("more compared values than a statement can bind", () => rejects({ filters: Array.from({ length: 61 }, (_, i) => ({ name: "id", op: "!=", val: i })) }, "id"));
+  it("filters nested too deeply", () => rejects({ filters: [Array.from({ length: 11 }).reduce((f) => ({ or: [f] }), { name: "id", op: ">", val: 0 })] }, "q"));
   it("prototype keys are not fields", () => rejects({ filters: [{ name: "constructor", op: "==", val: 1 }] }, "constructor"));
 });
 
@@ -150,6 +152,12 @@ describe("lists over HTTP", () => {
     const res = await list({ filters: [{ name: "lastname", op: "in", val: ["Zimmer", "Young", "Xavier"] }], order_by: [{ field: "lastname", direction: "asc" }], limit: 2 });
     expect(res.body.num_results).toBe(2);
     expect(res.body.objects.map((u: { lastname: string }) => u.lastname)).toEqual(["Xavier", "Young"]);
+  });
+
+  it("takes in lists of a thousand and more values", async () => {
+    const res = await list({ filters: [{ name: "lastname", op: "in", val: [...Array.from({ length: 1500 }, (_, i) => `n${i}`), "Young"] }] });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.objects.map((u: { lastname: string }) => u.lastname)).toEqual(["Young"]);
   });
 
   it("single answers the object, 404 for none, 422 for several", async () => {

@@ -113,7 +113,11 @@ describe("uploads", () => {
     const res = await upload(co, "/upload/deliveryonly", [{ name: "orders.csv", body: csv }]);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.num_created).toBe(2);
-    expect(res.body.vague_addresses.map((v: { row: number }) => v.row).sort()).toEqual([4, 5]);
+    const vague = [...res.body.vague_addresses].sort((x: { row: number }, y: { row: number }) => x.row - y.row);
+    expect(vague).toMatchObject([
+      { file: "orders.csv", row: 4, street: null, housenumber: null, postalcode: "00000", city: "Nowhereville", country: null },
+      { file: "orders.csv", row: 5, message: "load is not a number", street: null, postalcode: "80331", city: "München", country: null },
+    ]);
     const created = await co.api("GET", `/delivery/${res.body.delivery_ids[0]}`);
     expect(created.body).toMatchObject({ custom_id: "U-1", custom_tour: "A", load: 2, pdt_from: tomorrowAt(8) });
 
@@ -149,6 +153,23 @@ describe("uploads", () => {
     const outbox = await call("GET", `/_operator/companies/${co.slug}/outbox?q=${encodeURIComponent(JSON.stringify({ filters: [{ name: "template", op: "==", val: "upload_result" }] }))}`, { headers: OPERATOR });
     expect(outbox.body.objects[0]).toMatchObject({ to: "planner@example.com" });
     expect(outbox.body.objects[0].data).toMatchObject({ link: final.final.link, files: expect.stringContaining(".xlsx") });
+  });
+
+  it("refuses empty files and header-only files with 422 and creates nothing", async () => {
+    const co = await createCompany();
+    for (const path of ["/upload/deliveryonly", "/upload/onestep"]) {
+      for (const body of ["", "custom_id;PLZ;Ort\n", "custom_id;PLZ;Ort\n;;\n\n"]) {
+        const res = await upload(co, path, [{ name: "empty.csv", body }]);
+        expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(422);
+        expect(res.body).toMatchObject({ code: 422, fields: "file[]" });
+        expect(res.body.message).toContain("empty.csv");
+      }
+      // One empty file among good ones refuses the whole upload.
+      const mixed = await upload(co, path, [{ name: "good.csv", body: "PLZ;Ort\n10115;Berlin" }, { name: "empty.csv", body: "PLZ;Ort" }]);
+      expect(mixed.status).toBe(422);
+    }
+    expect((await co.api("GET", "/delivery")).body.num_results).toBe(0);
+    expect((await co.api("GET", "/route")).body.num_results).toBe(0);
   });
 
   it("rejects uploads without files, with unreadable files, and from watchers", async () => {

@@ -14,6 +14,7 @@ import { renderDocs } from "./docs";
 import { authenticate } from "./middleware/auth";
 import { rateLimit } from "./middleware/rate-limit";
 import { resolveCompany } from "./middleware/tenancy";
+import { closeRequestBodies } from "./openapi";
 import { accountRoutes } from "./routes/account";
 import { areaRoutes } from "./routes/areas";
 import { addressRoutes } from "./routes/addresses";
@@ -115,6 +116,7 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
         "errors answer `{code, message, fields}`.",
     },
   });
+  closeRequestBodies(doc);
   const slugParam = { name: "slug", in: "path", required: true, schema: { type: "string", pattern: "^[a-z0-9][a-z0-9-]{1,39}$" }, description: "Company slug" };
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     if (!path.startsWith("/{slug}/")) continue;

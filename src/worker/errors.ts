@@ -83,10 +83,35 @@ export function zodMessage(error: ZodError): string {
     .join("; ");
 }
 
-/** `defaultHook` of every OpenAPIHono: validation failures become 422 with the field names. */
-export function validationHook(result: { success: boolean; error?: ZodError; target: string }, c: Context) {
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * Fields of a JSON body that its schema does not know: keys of `raw` that
+ * validation dropped from `parsed` (zod strips unknown keys), at any depth.
+ * Schemas that keep extra keys (`passthrough`, records) never report any.
+ */
+export function unknownFields(raw: unknown, parsed: unknown, path = ""): string[] {
+  if (Array.isArray(raw) && Array.isArray(parsed) && raw.length === parsed.length) return raw.flatMap((r, i) => unknownFields(r, parsed[i], `${path}${i}.`));
+  if (!isRecord(raw) || !isRecord(parsed)) return [];
+  return Object.keys(raw).flatMap((k) => (k in parsed ? unknownFields(raw[k], parsed[k], `${path}${k}.`) : [`${path}${k}`]));
+}
+
+/**
+ * `defaultHook` of every OpenAPIHono: validation failures become 422 with the
+ * field names, and so do JSON body fields the endpoint does not take (unknown
+ * or read-only fields are never dropped silently).
+ */
+export async function validationHook(result: { success: boolean; data?: unknown; error?: ZodError; target: string }, c: Context) {
+  // Every JSON body of the interface is required; without the content type the validator would see `{}`.
+  if (result.target === "json" && !/^application\/([\w.+-]*\+)?json\b/i.test(c.req.header("content-type") ?? "")) {
+    return errorResponse(c, 422, "A JSON body (Content-Type: application/json) is required", "body");
+  }
   if (!result.success && result.error) {
     const fields = zodFields(result.error) || result.target;
     return errorResponse(c, 422, `Invalid ${result.target}: ${zodMessage(result.error)}`, fields);
+  }
+  if (result.target === "json") {
+    const unknown = unknownFields(await c.req.json(), result.data);
+    if (unknown.length) return errorResponse(c, 422, `Fields not accepted here (unknown or read-only): ${unknown.slice(0, 20).join(", ")}`, unknown.slice(0, 20).join(","));
   }
 }

@@ -74,7 +74,7 @@ export const BooleanQuery = booleanQuery;
 
 /** `q`, `page`, `results_per_page` of every list endpoint (contract.md §4). */
 export const ListQuery = z.object({
-  q: z.string().optional().openapi({ description: "Flask-Restless search query (JSON): filters, order_by, limit, offset, single" }),
+  q: z.string().max(20_000).optional().openapi({ description: "Flask-Restless search query (JSON): filters, order_by, limit, offset, single; at most 20,000 characters, 60 compared values (an `in` list counts once) and 10 levels of nested filters" }),
   page: z.coerce.number().int().min(1).default(1).openapi({ description: "Page number, from 1" }),
   results_per_page: z.coerce.number().int().min(1).optional().openapi({ description: "Page size; default 10, at most 100 (larger values are capped)" }),
 });
@@ -94,3 +94,36 @@ export const DateTime = z.string().openapi({ format: "date-time", example: "2026
 export const Point = z
   .object({ type: z.literal("Point"), coordinates: z.tuple([z.number(), z.number()]) })
   .openapi("Point", { description: "GeoJSON point, [longitude, latitude]" });
+
+type JsonSchema = { $ref?: string; type?: string | string[]; properties?: Record<string, JsonSchema>; items?: JsonSchema; additionalProperties?: unknown; [k: string]: unknown };
+type Document = { paths?: Record<string, Record<string, unknown>>; components?: { schemas?: Record<string, JsonSchema> } };
+
+/**
+ * Marks the objects of every JSON request body `additionalProperties: false`: the validation hook
+ * refuses fields an endpoint does not take (422 naming them), and the document says so. Objects
+ * that keep extra keys (records, passthrough) already state their `additionalProperties`.
+ */
+export function closeRequestBodies(document: { paths?: unknown; components?: unknown }) {
+  const doc = document as Document;
+  const seen = new Set<JsonSchema>();
+  const close = (schema: unknown) => {
+    if (typeof schema !== "object" || schema === null || seen.has(schema as JsonSchema)) return;
+    const s = schema as JsonSchema;
+    seen.add(s);
+    if (s.$ref) close(doc.components?.schemas?.[s.$ref.split("/").pop()!]);
+    const types = Array.isArray(s.type) ? s.type : [s.type];
+    if (types.includes("object") && s.properties && s.additionalProperties === undefined) s.additionalProperties = false;
+    for (const key of ["properties"] as const) for (const p of Object.values(s[key] ?? {})) close(p);
+    for (const key of ["items", "anyOf", "oneOf", "allOf", "prefixItems"]) {
+      const inner = s[key];
+      if (Array.isArray(inner)) inner.forEach(close);
+      else close(inner);
+    }
+  };
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(item)) {
+      const body = (op as { requestBody?: { content?: Record<string, { schema?: unknown }> } } | undefined)?.requestBody;
+      close(body?.content?.["application/json"]?.schema);
+    }
+  }
+}

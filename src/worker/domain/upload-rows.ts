@@ -54,13 +54,22 @@ const ALIASES: Record<string, keyof Omit<UploadRow, "row">> = {
   tour: "tour", custom_tour: "tour",
 };
 
+/** The address columns a row is reported with when it cannot be used (`vague_addresses`). */
+export const ROW_ADDRESS_FIELDS = ["street", "housenumber", "postalcode", "city", "country"] as const;
+export type RowAddress = { [K in (typeof ROW_ADDRESS_FIELDS)[number]]: string | null };
+
+/** The address of a row as the file gives it (null where the cell is empty). */
+export function rowAddress(row: { [K in keyof RowAddress]?: string | null }): RowAddress {
+  return Object.fromEntries(ROW_ADDRESS_FIELDS.map((k) => [k, row[k] ?? null])) as RowAddress;
+}
+
 const NUMBER_FIELDS = new Set(["lat", "lng", "els", "load"]);
 const TIME_FIELDS = new Set(["pdt_from", "pdt_to"]);
 
 export interface ParsedRows {
   rows: UploadRow[];
-  /** Rows that cannot be used, with the reason. */
-  rejected: { row: number; reason: string }[];
+  /** Rows that cannot be used, with the reason and their address as given. */
+  rejected: { row: number; reason: string; address: RowAddress }[];
   /** Header cells that matched no field. */
   ignoredColumns: string[];
 }
@@ -86,7 +95,7 @@ export function rowsFromSheet(sheet: Sheet): ParsedRows {
         (row as unknown as Record<string, unknown>)[field] = /^\d+(\.\d+)?$/.test(text) ? excelSerialToIso(Number(text)) : text;
       } else (row as unknown as Record<string, unknown>)[field] = text;
     });
-    if (problems.length) rejected.push({ row: row.row, reason: problems.join("; ") });
+    if (problems.length) rejected.push({ row: row.row, reason: problems.join("; "), address: rowAddress(row) });
     else rows.push(row);
   });
   return { rows, rejected, ignoredColumns };

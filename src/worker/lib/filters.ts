@@ -6,6 +6,7 @@
  * which maps them to drizzle columns; every value becomes a bound parameter.
  */
 import { type SQL, type SQLWrapper, and, not, or, sql } from "drizzle-orm";
+import { inList } from "../db/sql";
 import { unprocessable } from "../errors";
 import { normaliseDateTime } from "./time";
 
@@ -49,6 +50,23 @@ const OPERATORS: Record<string, string> = {
 
 const COMPARE: Record<string, string> = { eq: "=", ne: "<>", gt: ">", lt: "<", ge: ">=", le: "<=" };
 
+/**
+ * Bounds of one `q`: D1 binds at most 100 values per statement (the list query adds its own), and
+ * SQLite limits the expression depth. An `in` list counts once: it is bound as one JSON parameter.
+ */
+export const MAX_Q_VALUES = 60;
+export const MAX_Q_DEPTH = 10;
+
+/** Values bound so far and the nesting depth of the filter being compiled. */
+interface Budget {
+  values: number;
+  depth: number;
+}
+
+function bind(budget: Budget, name: string) {
+  if (++budget.values > MAX_Q_VALUES) throw unprocessable(`q compares with at most ${MAX_Q_VALUES} values (use in with a list)`, name);
+}
+
 const isRelation = (spec: FieldSpec | RelationSpec): spec is RelationSpec => "relation" in spec;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -67,7 +85,8 @@ export function compileQuery(q: string | undefined, fields: FieldMap): CompiledQ
 
   const { filters = [], order_by = [], limit, offset, single = false } = parsed;
   if (!Array.isArray(filters)) throw unprocessable("q.filters must be an array", "q");
-  const conditions = filters.map((f) => compileFilter(f, fields));
+  const budget: Budget = { values: 0, depth: 0 };
+  const conditions = filters.map((f) => compileFilter(f, fields, budget));
   const where = conditions.length ? and(...conditions) : undefined;
 
   if (!Array.isArray(order_by)) throw unprocessable("q.order_by must be an array", "q");
@@ -100,16 +119,23 @@ function scalarField(name: string, fields: FieldMap): FieldSpec {
   return spec;
 }
 
-function compileFilter(filter: unknown, fields: FieldMap): SQL {
+function compileFilter(filter: unknown, fields: FieldMap, budget: Budget): SQL {
   if (!isObject(filter)) throw unprocessable("Each filter must be an object", "q");
+  const nested = (inner: unknown, f: FieldMap) => {
+    if (budget.depth >= MAX_Q_DEPTH) throw unprocessable(`q nests filters at most ${MAX_Q_DEPTH} levels deep`, "q");
+    budget.depth++;
+    const compiled = compileFilter(inner, f, budget);
+    budget.depth--;
+    return compiled;
+  };
   if ("or" in filter || "and" in filter) {
     const key = "or" in filter ? "or" : "and";
     const list = filter[key];
     if (!Array.isArray(list) || list.length === 0) throw unprocessable(`${key} needs a non-empty array of filters`, "q");
-    const parts = list.map((f) => compileFilter(f, fields));
+    const parts = list.map((f) => nested(f, fields));
     return (key === "or" ? or(...parts) : and(...parts))!;
   }
-  if ("not" in filter) return not(compileFilter(filter.not, fields));
+  if ("not" in filter) return not(nested(filter.not, fields));
 
   const { name, op } = filter;
   if (typeof name !== "string") throw unprocessable("A filter needs a name", "q");
@@ -119,7 +145,7 @@ function compileFilter(filter: unknown, fields: FieldMap): SQL {
   const spec = Object.hasOwn(fields, name) ? fields[name] : undefined;
   if (!spec) throw unprocessable(`Unknown field: ${name}`, name);
 
-  if (operator === "has" || operator === "any") return compileMembership(name, operator, spec, filter.val);
+  if (operator === "has" || operator === "any") return compileMembership(name, operator, spec, filter.val, budget, nested);
   if (isRelation(spec)) throw unprocessable(`Field ${name} is a relation; use has/any`, name);
   const column = spec.column;
 
@@ -136,13 +162,14 @@ function compileFilter(filter: unknown, fields: FieldMap): SQL {
 
   if (!("val" in filter)) throw unprocessable(`Filter on ${name} needs a val`, name);
   const val = filter.val;
+  bind(budget, name);
   switch (operator) {
     case "in":
     case "not_in": {
       if (!Array.isArray(val)) throw unprocessable(`${op} needs an array`, name);
       if (val.length === 0) return operator === "in" ? sql`0 = 1` : sql`1 = 1`;
-      const values = sql.join(val.map((v) => sql`${coerce(v, spec.type, name)}`), sql`, `);
-      return operator === "in" ? sql`${column} in (${values})` : sql`${column} not in (${values})`;
+      const values = inList(column, val.map((v) => coerce(v, spec.type, name)));
+      return operator === "in" ? values : sql`not (${values})`;
     }
     case "like":
       if (typeof val !== "string") throw unprocessable("like needs a string pattern", name);
@@ -162,13 +189,14 @@ function compileFilter(filter: unknown, fields: FieldMap): SQL {
   }
 }
 
-function compileMembership(name: string, operator: string, spec: FieldSpec | RelationSpec, val: unknown): SQL {
+function compileMembership(name: string, operator: string, spec: FieldSpec | RelationSpec, val: unknown, budget: Budget, nested: (f: unknown, fields: FieldMap) => SQL): SQL {
   if (isRelation(spec)) {
     const expected = spec.relation === "many" ? "any" : "has";
     if (operator !== expected) throw unprocessable(`Use ${expected} on ${name}`, name);
     if (!isObject(val)) throw unprocessable(`${operator} on ${name} needs a filter object as val`, name);
-    return spec.exists(compileFilter(val, spec.fields));
+    return spec.exists(nested(val, spec.fields));
   }
+  bind(budget, name);
   if (spec.type !== "json_array") throw unprocessable(`${operator} needs a list or relation field`, name);
   if (val === undefined || isObject(val) || Array.isArray(val)) throw unprocessable(`${operator} on ${name} needs a value`, name);
   return sql`exists (select 1 from json_each(${spec.column}) where json_each.value = ${val as string | number})`;

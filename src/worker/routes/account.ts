@@ -11,7 +11,7 @@ const auth = createRoute({
   tags: ["Authentication"],
   summary: "Obtain an access token",
   description: "Send the token as `Authorization: JWT <access_token>` on every `/api` call.",
-  request: { body: jsonBody(z.object({ email: Email, password: z.string() })) },
+  request: { body: jsonBody(z.object({ email: Email, password: z.string().max(200) })) },
   responses: {
     200: jsonResponse(z.object({ access_token: z.string() }), "Token issued"),
     403: errorResponses[403],
@@ -25,7 +25,7 @@ const registerRoute = createRoute({
   tags: ["Authentication"],
   summary: "Register with an invitation or activation code",
   description: "The code comes by email from `POST /api/adduser/*` or `POST /api/driver`. Sets the password and confirms the account.",
-  request: { body: jsonBody(z.object({ email: Email, code: z.string().min(1), password: Password })) },
+  request: { body: jsonBody(z.object({ email: Email, code: z.string().min(1).max(100), password: Password })) },
   responses: {
     200: jsonResponse(UserSchema, "Registered"),
     403: errorResponses[403],

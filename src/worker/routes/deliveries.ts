@@ -129,6 +129,8 @@ export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
       if (!toggles || existing.route_id !== null) throw conflict(`Delivery status ${existing.status} cannot change to ${status} here`, "status");
       values.status = status;
     }
+    // Nothing to write (e.g. only the current status sent back): the stored delivery, unchanged.
+    if (!Object.keys(values).length) return c.json((await presentDeliveries(db, company.id, [existing]))[0], 200);
     // The route guard is repeated in the statement, so a route starting meanwhile still blocks the edit.
     const [row] = await db
       .update(deliveries)

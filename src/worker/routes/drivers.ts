@@ -82,10 +82,13 @@ const postDriver = apiRoute({
     "a random six-hex-digit `htmlcolor`. Queues three emails: the activation code (as `code` parameter of the registration link) " +
     "to the driver, a notice to the creating dispatcher and a log copy to the operator. The driver registers with the code at " +
     "`POST /{slug}/register`, logs in and activates its device with `POST /activatedriver`. 409 when the email is taken in this company. " +
-    "Read-only fields (`active`, `usertype`, `confirmed_at`, `company_id`, `id`) in the body are ignored.",
+    "Any other field, the read-only ones (`active`, `usertype`, `confirmed_at`, `company_id`, `id`) included, -> 422 naming it: a driver becomes " +
+    "active only through `POST /activatedriver` (or a dispatcher's `PATCH /driver/{driver_id}`).",
   request: { body: jsonBody(NewDriverBody) },
   responses: { 201: jsonResponse(DriverSchema, "The new driver") },
 });
+
+const Computed = z.unknown().optional().openapi({ description: "Computed: ignored, so a read object can be sent back" });
 
 const DriverPatchBody = z
   .object({
@@ -99,9 +102,12 @@ const DriverPatchBody = z
     active: z.boolean().optional().openapi({ description: "Dispatchers may (de)activate a driver; routes can only be assigned to active drivers" }),
     expires: DateTimeInput.nullable().optional(),
     id: z.number().int().optional().openapi({ description: "Read-only: must equal the path id when given" }),
-    usertype: z.string().optional().openapi({ description: "Read-only: only `driver` is accepted" }),
+    usertype: z.string().max(20).optional().openapi({ description: "Read-only: only `driver` is accepted" }),
     company_id: z.number().int().optional().openapi({ description: "Read-only: only the own company id is accepted" }),
-    confirmed_at: z.string().nullable().optional().openapi({ description: "Read-only: only the stored value is accepted" }),
+    confirmed_at: z.string().max(40).nullable().optional().openapi({ description: "Read-only: only the stored value is accepted" }),
+    driveravailabilities: Computed,
+    available: Computed,
+    current_position: Computed,
   })
   .openapi("DriverPatch");
 
@@ -112,8 +118,8 @@ const patchDriver = apiRoute({
   summary: "Change a driver",
   description:
     "Any writable driver field. `usertype`, `company_id`, `confirmed_at` and `id` cannot be changed: sending a different value -> 422 " +
-    "naming the field (the unchanged value is accepted, so a read object can be sent back). `driveravailabilities`, `available` and " +
-    "`current_position` are ignored (windows are managed with `/driveravailability`). 409 when the new email is taken.",
+    "naming the field (the unchanged value is accepted, so a read object can be sent back). The computed `driveravailabilities`, `available` and " +
+    "`current_position` are ignored (windows are managed with `/driveravailability`); any other field -> 422 naming it. 409 when the new email is taken.",
   request: { params: IdParam("driver_id"), body: jsonBody(DriverPatchBody) },
   responses: { 200: jsonResponse(DriverSchema, "The updated driver") },
 });
@@ -224,7 +230,7 @@ export const driverRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const body = c.req.valid("json");
     const row = await loadDriver(db, cid, driver_id);
     assertReadOnly(row, cid, body);
-    const { id: _id, usertype: _u, company_id: _c, confirmed_at: _ca, ...changes } = body;
+    const { id: _id, usertype: _u, company_id: _c, confirmed_at: _ca, driveravailabilities: _da, available: _a, current_position: _cp, ...changes } = body;
     let updated = row;
     if (Object.keys(changes).length) {
       [updated] = await db

@@ -38,8 +38,8 @@ const RoutingQuery = z.object({
 
 const DeliveryData = AddressInput.extend({
   custom_id: z.string().max(100).nullable().optional(),
-  pdt_from: z.string().nullable().optional(),
-  pdt_to: z.string().nullable().optional(),
+  pdt_from: z.string().max(40).nullable().optional(),
+  pdt_to: z.string().max(40).nullable().optional(),
   els: z.number().int().min(0).max(1440).nullable().optional(),
   load: z.number().int().min(0).nullable().optional(),
   notes: z.string().max(2000).nullable().optional(),
@@ -56,8 +56,8 @@ const RoutingBody = z.object({
   vehicles: z.array(z.object({ ...vehicleInputShape, name: vehicleInputShape.name.optional() })).max(500).optional(),
   startaddress_id: z.number().int().positive().optional(),
   startaddress: AddressInput.optional(),
-  start_time: z.string().optional().openapi({ format: "date-time", description: "Frame for deliveries without a window; vehicles leave no earlier" }),
-  end_time: z.string().optional().openapi({ format: "date-time" }),
+  start_time: z.string().max(40).optional().openapi({ format: "date-time", description: "Frame for deliveries without a window; vehicles leave no earlier" }),
+  end_time: z.string().max(40).optional().openapi({ format: "date-time" }),
   vehcapacities: z.array(z.number().int().min(0)).max(500).optional(),
   fix_order: z.boolean().optional(),
 });
@@ -129,7 +129,7 @@ const variantsRoute = apiRoute({
 });
 
 const ProcessParams = z.object({ process_id: z.string().uuid().openapi({ param: { name: "process_id", in: "path" } }) });
-const ResponseData = z.object({ response_data: z.string().optional().openapi({ description: "`base` or `all` answer the routes of a finished process" }) });
+const ResponseData = z.object({ response_data: z.string().max(10).optional().openapi({ description: "`base` or `all` answer the routes of a finished process" }) });
 
 const processStatus = apiRoute({
   method: "get",

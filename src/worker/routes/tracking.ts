@@ -35,7 +35,7 @@ const MAX_FUTURE_MS = 5 * 60_000;
 const TrackingInput = z
   .object({
     id: z.number().int().optional().openapi({ description: "Ignored (assigned by the service)" }),
-    timestamp: z.string().optional().openapi({ format: "date-time", description: "ISO 8601 (no zone = UTC); at most 5 minutes in the future; default now" }),
+    timestamp: z.string().max(40).optional().openapi({ format: "date-time", description: "ISO 8601 (no zone = UTC); at most 5 minutes in the future; default now" }),
     position: TrackingPoint,
     driver_id: z.number().int().positive().optional().openapi({ description: "Required for dispatchers; drivers may omit it (themselves)" }),
   })

@@ -12,12 +12,13 @@ const COLUMNS =
   "Files: `.xlsx` (first worksheet) or `.csv` (comma, semicolon or tab separated), first row the column names. Columns: the `deliverydata` field names " +
   "(`custom_id`, `contactcompany`, `contactfirstname`, `contactlastname`, `street`, `housenumber`, `postalcode`, `city`, `country`, `email`, `phonenr`, `lat`, `lng`, " +
   "`pdt_from`, `pdt_to`, `els`, `load`, `notes`) or German headings (`Firma`, `Strasse`, `Hausnummer`, `PLZ`, `Ort`, `Von`, `Bis`, …), plus `tour` for pre-clustered rows. " +
-  "Rows that cannot be used (nothing found for the address, bad numbers or times) are skipped and listed in the process's `vague_addresses` with file and row.";
+  "Rows that cannot be used (nothing found for the address, bad numbers or times) are skipped and listed in the process's `vague_addresses` with file, row, " +
+  "reason and the address as given (`street`, `housenumber`, `postalcode`, `city`, `country`). An empty file, or one with a header and no data rows, is a 422 and nothing is created.";
 
 const UploadForm = z
   .object({
     "file[]": z.any().openapi({ type: "array", items: { type: "string", format: "binary" }, description: "Spreadsheet file(s)" }),
-    email: z.string().optional().openapi({ description: "Recipient of the result spreadsheet (default: the uploading dispatcher)" }),
+    email: z.string().max(200).optional().openapi({ description: "Recipient of the result spreadsheet (default: the uploading dispatcher)" }),
   })
   .openapi("UploadForm");
 
@@ -35,6 +36,11 @@ const UploadQuery = z.object({
   numvehicles: z.coerce.number().int().min(1).max(500).optional(),
   nameprefix: z.string().max(50).optional(),
 });
+
+const text = z.string().nullable();
+const VagueAddress = z
+  .object({ file: z.string(), row: z.number().int(), message: z.string(), fields: z.string(), street: text, housenumber: text, postalcode: text, city: text, country: text })
+  .openapi("VagueAddress", { description: "A skipped row: file, row number (header = 1), why, and its address as the file gives it" });
 
 const Started = z.object({ message: z.string(), process_id: z.string() }).openapi("UploadStarted");
 
@@ -57,7 +63,7 @@ const deliveryOnly = apiRoute({
   request: { body: formBody },
   responses: {
     200: jsonResponse(
-      Started.extend({ num_created: z.number().int(), delivery_ids: z.array(z.number().int()), vague_addresses: z.array(z.object({ file: z.string(), row: z.number().int(), message: z.string(), fields: z.string() })) }),
+      Started.extend({ num_created: z.number().int(), delivery_ids: z.array(z.number().int()), vague_addresses: z.array(VagueAddress) }),
       "The created deliveries and the rows skipped",
     ),
   },

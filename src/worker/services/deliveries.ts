@@ -47,10 +47,10 @@ export type DeliveryOut = z.infer<typeof DeliverySchema>;
 /** Fields a client may write; schedule and state fields are set by routing and reporting. */
 export const DeliveryWritable = z.object({
   deliveryissuename: z.string().max(200).nullable().optional(),
-  pdt_from: z.string().nullable().optional().openapi({ format: "date-time", description: "ISO 8601; without a zone designator UTC" }),
-  pdt_to: z.string().nullable().optional().openapi({ format: "date-time" }),
-  ddt_from: z.string().nullable().optional().openapi({ format: "date-time" }),
-  ddt_to: z.string().nullable().optional().openapi({ format: "date-time" }),
+  pdt_from: z.string().max(40).nullable().optional().openapi({ format: "date-time", description: "ISO 8601; without a zone designator UTC" }),
+  pdt_to: z.string().max(40).nullable().optional().openapi({ format: "date-time" }),
+  ddt_from: z.string().max(40).nullable().optional().openapi({ format: "date-time" }),
+  ddt_to: z.string().max(40).nullable().optional().openapi({ format: "date-time" }),
   els: z.number().int().min(0).max(24 * 60).nullable().optional(),
   deliverprio: z.number().int().nullable().optional(),
   load: z.number().int().min(0).nullable().optional(),

@@ -31,6 +31,7 @@ export const availabilityFields: FieldMap = {
 /** An ISO 8601 date-time input, normalised to the stored UTC form (no zone = UTC). */
 export const DateTimeInput = z
   .string()
+  .max(40)
   .transform((v, ctx) => {
     const normalised = normaliseDateTime(v);
     if (!normalised) {

@@ -7,7 +7,7 @@
 import { and, asc, eq } from "drizzle-orm";
 import { processRecord } from "../../durable/company";
 import { addresses, companies, deliveries, processes, routes, users } from "../db/schema";
-import { rowsFromSheet } from "../domain/upload-rows";
+import { type RowAddress, rowAddress, rowsFromSheet } from "../domain/upload-rows";
 import type { RoutingParams } from "../domain/routing-plan";
 import type { Company, Db, Env } from "../env";
 import { conflict, notFound, unprocessable } from "../errors";
@@ -20,15 +20,15 @@ import { type RoutingOptions, prepareRouting, runRouting } from "./routing";
 export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
 const MAX_ROWS = 5000;
 
-/** An unusable row, as `vague_addresses` of the process reports it. */
-export type VagueRow = { file: string; row: number; message: string; fields: string };
+/** An unusable row, as `vague_addresses` of the process reports it: where, why, and its address as the file gives it. */
+export type VagueRow = { file: string; row: number; message: string; fields: string } & RowAddress;
 
 interface UploadFile {
   name: string;
   bytes: Uint8Array;
 }
 
-/** Rows of all files as delivery inputs, with where each came from. */
+/** Rows of all files as delivery inputs, with where each came from. A file without data rows is a 422. */
 async function readRows(files: UploadFile[]) {
   const items: DeliveryDataItem[] = [];
   const origin: { file: string; row: number }[] = [];
@@ -42,7 +42,8 @@ async function readRows(files: UploadFile[]) {
       throw err;
     }
     const parsed = rowsFromSheet(sheet);
-    rejected.push(...parsed.rejected.map((r) => ({ file: file.name, row: r.row, message: r.reason, fields: "" })));
+    if (!parsed.rows.length && !parsed.rejected.length) throw unprocessable(`${file.name}: no data rows (the file is empty or has only a header)`, "file[]");
+    rejected.push(...parsed.rejected.map((r) => ({ file: file.name, row: r.row, message: r.reason, fields: "", ...r.address })));
     for (const { row, tour, ...fields } of parsed.rows) {
       items.push({ ...fields, custom_tour: tour ?? null });
       origin.push({ file: file.name, row });
@@ -56,7 +57,7 @@ async function importRows(env: Env, company: Company, files: UploadFile[]) {
   if (company.location_id === null) throw unprocessable("The company has no depot to deliver from", "file[]");
   const { items, origin, rejected } = await readRows(files);
   const { ids, vague } = await importDeliveries(env, company, company.location_id, items, "collect");
-  const vagueRows: VagueRow[] = [...rejected, ...vague.map((v) => ({ ...origin[v.index], message: v.message, fields: v.fields.replace(/deliverydata\.\d+\./g, "") }))];
+  const vagueRows: VagueRow[] = [...rejected, ...vague.map((v) => ({ ...origin[v.index], message: v.message, fields: v.fields.replace(/deliverydata\.\d+\./g, ""), ...rowAddress(items[v.index]) }))];
   return { ids, vague: vagueRows, rows: items.length };
 }
 
@@ -99,6 +100,7 @@ interface OneStepParams {
 
 /** POST /upload/onestep: files to R2, the process registered, the work queued. */
 export async function uploadOneStep(env: Env, db: Db, company: Company, userId: number, files: UploadFile[], email: string | undefined, options: RoutingOptions) {
+  await readRows(files); // unreadable files and files without data rows are refused now, not in the background
   const processId = crypto.randomUUID();
   const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
   const stored = files.map((f, i) => ({ key: `uploads/${company.id}/${processId}/${i}-${f.name.replace(/[^\w.-]+/g, "_")}`, name: f.name }));

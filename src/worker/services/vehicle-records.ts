@@ -11,7 +11,7 @@ import { assertCompanyDrivers } from "./drivers";
 
 export type VehicleRow = typeof vehicles.$inferSelect;
 
-const TimeOfDay = z.string().openapi({
+const TimeOfDay = z.string().max(20).openapi({
   example: "08:00:00+01:00",
   description: "Time of day `hh:mm:ss+hh:mm`, or `hh:mm:ss` in the company time zone; answered with the resolved offset",
 });
@@ -100,7 +100,7 @@ const Rate = z.number().min(0);
 export const vehicleInputShape = {
   name: z.string().trim().min(1).max(100),
   plate: z.string().trim().max(50).nullable().optional(),
-  vehicle_class: z.string().nullable().optional().openapi({ description: "One of GET /vehicletype; default (and `null`) `car`" }),
+  vehicle_class: z.string().max(20).nullable().optional().openapi({ description: "One of GET /vehicletype; default (and `null`) `car`" }),
   depot_location_id: z.number().int().positive().nullable().optional().openapi({ description: "An address of the company" }),
   driver_id: z.number().int().positive().nullable().optional().openapi({ description: "A driver of the company" }),
   capacity_1: Count.nullable().optional(),
