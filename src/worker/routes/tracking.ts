@@ -8,6 +8,7 @@ import { driverTracking, users } from "../db/schema";
 import type { AppEnv, AuthUser } from "../env";
 import { forbidden, notFound, unprocessable, validationHook, zodFields, zodMessage } from "../errors";
 import type { FieldMap } from "../lib/filters";
+import { log } from "../lib/log";
 import { formatDateTime, parseDateTime } from "../lib/time";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { assertCompanyDrivers, driverScope, loadDriver, routeOnTheWay } from "../services/drivers";
@@ -163,7 +164,7 @@ function pushPositions(c: Context<AppEnv>, companyId: number, rows: TrackingRow[
   const events = [...newest.values()].map((r) =>
     publish(c.env, companyId, { type: "driverposition", driver_id: r.driver_id, position: { type: "Point", coordinates: [r.lng, r.lat] }, timestamp: r.timestamp }, r.driver_id),
   );
-  const done = Promise.all(events).catch((err) => console.error("driverposition event failed", err));
+  const done = Promise.all(events).catch((err) => log("error", "driverposition event failed", { error: err }));
   try {
     c.executionCtx.waitUntil(done);
   } catch {

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
 import { outbox } from "../db/schema";
+import { log } from "../lib/log";
 import { nowIso } from "../lib/time";
 import type { Db, Env } from "../env";
 
@@ -62,7 +63,7 @@ function createMailer(env: Env): Mailer {
   }
   return {
     async send(message) {
-      console.log(`[outbox] ${message.channel} to ${message.to}: ${message.subject ?? message.template}`);
+      log("info", "outbox message", { channel: message.channel, to: message.to, subject: message.subject ?? message.template });
     },
   };
 }
