@@ -83,6 +83,8 @@ export function createApp() {
   app.route("/_operator", operatorRoutes);
   app.route("/:slug", company);
 
+  // Liveness for load balancers and monitors: no binding is touched.
+  app.get("/health", (c) => c.json({ status: "ok" }));
   app.get("/openapi.json", (c) => c.json(openApiDocument(app)));
   app.get("/docs", (c) => c.html(renderDocs(openApiDocument(app))));
   app.onError(handleError);
