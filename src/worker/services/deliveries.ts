@@ -8,6 +8,7 @@ import { normaliseDateTime } from "../lib/time";
 import { DateTime, Point } from "../openapi";
 import { RouteStatus } from "../domain/states";
 import { AddressSchema, type AddressRow, pointOf, presentAddress } from "./addresses";
+import type { ListSpec } from "../db/list";
 import { inList } from "../db/sql";
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
@@ -110,6 +111,16 @@ export function presentDeliveriesWith(rows: DeliveryRow[], addressRows: AddressR
     };
   });
 }
+
+/** `GET /delivery`: a page of deliveries with their addresses, loaded in the page's round trip. */
+export const deliveryList = (db: Db, companyId: number): ListSpec<DeliveryRow, DeliveryOut, AddressRow> => ({
+  table: deliveries,
+  scope: eq(deliveries.company_id, companyId),
+  fields: deliveryFields,
+  idColumn: deliveries.id,
+  related: (pageIds) => deliveryAddressesQuery(db, companyId, and(eq(deliveries.company_id, companyId), sql`${deliveries.id} in ${pageIds}`)!),
+  present: presentDeliveriesWith,
+});
 
 /** Deliveries with their address records, loaded for the whole page in one query. */
 export async function presentDeliveries(db: Db, companyId: number, rows: DeliveryRow[]): Promise<DeliveryOut[]> {
