@@ -43,6 +43,8 @@ export async function startService({ port, vars = {}, config, inspectorPort } = 
     rmSync(state, { recursive: true, force: true });
   };
   process.on("exit", stop);
+  // Ctrl-C and kill end the run through the exit handler, so wrangler dev does not outlive it.
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
   for (let i = 0; ; i++) {
     try {
       if ((await fetch(`${base}/openapi.json`)).ok) break;

@@ -5,7 +5,12 @@
  * trivial baseline route measured in the same run. Prints figures; asserts
  * nothing.
  *
- *   npm run bench:load [-- --seconds 5 --connections 1,16,64]
+ *   npm run bench:load [-- --seconds 8 --connections 1,16,64 --profile]
+ *
+ * `--profile` samples the worker isolate's CPU during each run (devtools
+ * protocol) and adds its busy milliseconds per request and, at the end, the
+ * functions with the most self time per path: what the worker itself spends,
+ * apart from wrangler's local proxy and the load generator.
  *
  * Seeded: 1 company, 50 drivers (20 positions each), 5,000 deliveries on
  * 500 addresses, 100 routes of 40 deliveries (1,000 deliveries unrouted).
@@ -15,13 +20,21 @@
 import autocannon from "autocannon";
 import { parseArgs } from "node:util";
 import { startService } from "./bench-lib.mjs";
+import { profileWorker } from "./worker-profile.mjs";
 
 const { values } = parseArgs({
-  options: { seconds: { type: "string", default: "5" }, connections: { type: "string", default: "1,16,64" }, port: { type: "string", default: "8798" } },
+  options: {
+    seconds: { type: "string", default: "8" },
+    connections: { type: "string", default: "1,16,64" },
+    port: { type: "string", default: "8798" },
+    profile: { type: "boolean", default: false },
+  },
 });
 const UNLIMITED = 1_000_000;
+const INSPECTOR_PORT = Number(values.port) + 1000;
 const service = await startService({
   port: values.port,
+  inspectorPort: values.profile ? INSPECTOR_PORT : undefined,
   vars: { RATE_LIMIT_PER_SECOND: String(UNLIMITED) },
   config: (toml) => toml.replace(/simple = \{ limit = \d+, period = (\d+) \}/, `simple = { limit = ${UNLIMITED}, period = $1 }`),
 });
@@ -110,14 +123,20 @@ const targets = [
   },
 ];
 
-/** One autocannon run; answers requests/s, p50 and p99 latency (ms) and the count of non-2xx answers and errors. */
-function run(target, connections) {
+/** One autocannon run: requests/s over the whole run, p50 and p99 latency (ms), non-2xx answers and errors. */
+function load(target, connections) {
   return new Promise((resolveRun, reject) => {
     autocannon(
       { url: `${service.base}${target.path}`, method: target.method, headers: target.headers, body: target.body, connections, duration: Number(values.seconds) },
-      (err, result) => (err ? reject(err) : resolveRun({ rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, bad: result.non2xx + result.errors + result.timeouts })),
+      (err, r) => (err ? reject(err) : resolveRun({ requests: r.requests.total, rps: r.requests.total / r.duration, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts })),
     );
   });
+}
+
+async function run(target, connections) {
+  if (!values.profile) return load(target, connections);
+  const { result, busyMs, top } = await profileWorker(INSPECTOR_PORT, () => load(target, connections));
+  return { ...result, workerMs: busyMs / Math.max(1, result.requests), top };
 }
 
 // One sequential warm-up per path: bundles loaded, caches filled, statements prepared.
@@ -128,17 +147,24 @@ for (const target of targets) {
 
 console.log(`load through local wrangler dev, ${values.seconds} s per run; ${DELIVERIES} deliveries, ${ROUTES} routes, ${DRIVERS} drivers seeded`);
 console.log("figures on a shared machine (2 cores, load generator and workerd on the same cores) are noisy: compare ratios, not absolutes\n");
+const profiles = new Map();
 for (const connections of values.connections.split(",").map(Number)) {
   console.log(`${connections} connection${connections === 1 ? "" : "s"}`);
   let baseline;
   for (const target of targets) {
     const r = await run(target, connections);
     baseline ??= r.rps;
+    const worker = r.workerMs === undefined ? "" : `  worker ${r.workerMs.toFixed(2).padStart(5)} ms/req`;
     const failures = r.bad ? `  (${r.bad} non-2xx/errors)` : "";
     console.log(
-      `  ${target.label.padEnd(40)} ${r.rps.toFixed(0).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ${(r.rps / baseline).toFixed(2).padStart(5)} x baseline${failures}`,
+      `  ${target.label.padEnd(40)} ${r.rps.toFixed(1).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ${(r.rps / baseline).toFixed(2).padStart(5)} x baseline${worker}${failures}`,
     );
+    if (r.top) profiles.set(target.label, r.top);
   }
+}
+for (const [label, top] of profiles) {
+  console.log(`\n${label}: most self time in the worker (last run)`);
+  for (const { name, share } of top) console.log(`  ${(share * 100).toFixed(1).padStart(5)}%  ${name}`);
 }
 service.stop();
 process.exit(0);
