@@ -5,6 +5,8 @@ import { defineConfig } from "vitest/config";
 // else runs inside workerd with the bindings of wrangler.toml.
 export default defineConfig({
   test: {
+    // One access line per request would drown the output; tests that need log lines spy on the console.
+    onConsoleLog: (line) => !line.startsWith('{"level":"info","msg":"request"'),
     projects: [
       {
         test: {

@@ -1,64 +1,17 @@
 #!/usr/bin/env node
 /**
  * End-to-end benchmarks through a local `wrangler dev` (fresh state in a
- * temporary folder). Prints figures; asserts nothing.
+ * temporary folder). Prints figures; asserts nothing. Load under concurrency:
+ * bench-load.mjs.
  *
  *   npm run bench:routing [-- --sizes 200,1000]   async routing: request -> process `final` finished
  *   npm run bench:api                             hot API paths: tracking batches, lists, search
  */
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { sleep, startService } from "./bench-lib.mjs";
 
 const { values } = parseArgs({ options: { mode: { type: "string", default: "routing" }, sizes: { type: "string", default: "200,1000" }, port: { type: "string", default: "8799" } } });
-const BASE = `http://127.0.0.1:${values.port}`;
-const state = mkdtempSync(join(tmpdir(), "dispatch-bench-"));
-const vars = ["--var", "JWT_SECRET:bench-secret-0123456789abcdef0123456789", "--var", "OPERATOR_TOKEN:bench-operator"];
-
-const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { stdio: "ignore", env: { ...process.env, CI: "true" } });
-if (migrate.status !== 0) throw new Error("migrations failed");
-const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", values.port, "--persist-to", state, ...vars], { stdio: "ignore", detached: true });
-const stop = () => {
-  try {
-    process.kill(-dev.pid, "SIGTERM");
-  } catch {
-    // already gone
-  }
-  rmSync(state, { recursive: true, force: true });
-};
-process.on("exit", stop);
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-async function call(method, path, { body, token, operator } = {}) {
-  const headers = { ...(body ? { "content-type": "application/json" } : {}), ...(token ? { authorization: `JWT ${token}` } : {}), ...(operator ? { authorization: "Bearer bench-operator" } : {}) };
-  const res = await fetch(`${BASE}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-for (let i = 0; ; i++) {
-  try {
-    if ((await fetch(`${BASE}/openapi.json`)).ok) break;
-  } catch {
-    if (i > 120) throw new Error("wrangler dev did not start");
-  }
-  await sleep(500);
-}
-
-let companies = 0;
-async function company() {
-  const slug = `bench-${++companies}`;
-  const email = `boss@${slug}.example`;
-  const created = await call("POST", "/_operator/companies", {
-    operator: true,
-    body: { slug, companyname: slug, depot: { city: "Berlin", lat: 52.5317, lng: 13.3849 }, dispatcher: { email, password: "bench password" } },
-  });
-  if (created.status !== 201) throw new Error(`company: ${created.status} ${JSON.stringify(created.body)}`);
-  const { body } = await call("POST", `/${slug}/auth`, { body: { email, password: "bench password" } });
-  return { slug, token: body.access_token };
-}
+const { call, company, user, stop } = await startService({ port: values.port });
 
 /** A seeded scatter of deliveries over Berlin with two-hour windows tomorrow. */
 function deliveryData(n, seed = 11) {
@@ -101,8 +54,8 @@ async function benchRouting() {
 
 async function benchApi() {
   const { slug, token } = await company();
-  const driver = await call("POST", `/_operator/companies/${slug}/users`, { operator: true, body: { usertype: "driver", email: `d@${slug}.example`, password: "bench password" } });
-  const driverToken = (await call("POST", `/${slug}/auth`, { body: { email: `d@${slug}.example`, password: "bench password" } })).body.access_token;
+  const driver = await user(slug, "driver", `d@${slug}.example`);
+  const driverToken = driver.token;
   const timed = async (label, times, fn) => {
     const samples = [];
     for (let i = 0; i < times; i++) {
@@ -116,11 +69,11 @@ async function benchApi() {
   await timed("POST /drivertracking, batch of 20 positions", 100, (i) =>
     call("POST", `/${slug}/api/drivertracking`, {
       token: driverToken,
-      body: Array.from({ length: 20 }, (_, k) => ({ driver_id: driver.body.id, timestamp: new Date(Date.now() - (100 - i) * 60_000 + k * 1000).toISOString(), position: { type: "Point", coordinates: [13.4 + k * 1e-4, 52.5] } })),
+      body: Array.from({ length: 20 }, (_, k) => ({ driver_id: driver.id, timestamp: new Date(Date.now() - (100 - i) * 60_000 + k * 1000).toISOString(), position: { type: "Point", coordinates: [13.4 + k * 1e-4, 52.5] } })),
     }),
   );
   await timed("POST /drivertracking, one position", 100, () =>
-    call("POST", `/${slug}/api/drivertracking`, { token: driverToken, body: { driver_id: driver.body.id, position: { type: "Point", coordinates: [13.41, 52.51] } } }),
+    call("POST", `/${slug}/api/drivertracking`, { token: driverToken, body: { driver_id: driver.id, position: { type: "Point", coordinates: [13.41, 52.51] } } }),
   );
   await timed("POST /address (coordinates given)", 100, (i) => call("POST", `/${slug}/api/address`, { token, body: { contactcompany: `Firma ${i}`, contactlastname: `Muster${i}`, lat: 52.5, lng: 13.4 } }));
   await timed("POST /address (geocoded, gazetteer)", 50, () => call("POST", `/${slug}/api/address`, { token, body: { postalcode: "10115", city: "Berlin" } }));

@@ -144,4 +144,17 @@ describe("rate limit", () => {
     expect(ok.status).toBe(200);
     expect(keys).toEqual([`company:${co.id}`]);
   });
+
+  it("refuses a burst above 200 in one second at once, per company", async () => {
+    const [busy, quiet] = await Promise.all([createCompany(), createCompany()]);
+    const burst = Array.from({ length: 600 }, () => busy.api("GET", "/deliverystatus"));
+    const others = Array.from({ length: 20 }, () => quiet.api("GET", "/deliverystatus"));
+    const [answers, otherAnswers] = await Promise.all([Promise.all(burst), Promise.all(others)]);
+    const refused = answers.filter((r) => r.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(answers.filter((r) => r.status === 200).length + refused.length).toBe(600);
+    expect(refused[0].headers.get("Retry-After")).toBe("1");
+    expect(refused[0].body).toEqual({ code: 429, message: "Rate limit exceeded: 200 requests per second", fields: "" });
+    expect(otherAnswers.map((r) => r.status)).toEqual(Array(20).fill(200));
+  });
 });

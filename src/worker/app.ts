@@ -1,5 +1,6 @@
 /**
  * The HTTP edge: one middleware chain per area, then the resource routes.
+ *   *                   request id + log context -> CORS -> body limit
  *   /_operator/*        operator token
  *   /<slug>/auth        company -> login
  *   /<slug>/register    company -> registration with a code
@@ -13,6 +14,7 @@ import { ApiError, handleError, handleNotFound, validationHook } from "./errors"
 import { renderDocs } from "./docs";
 import { authenticate } from "./middleware/auth";
 import { rateLimit } from "./middleware/rate-limit";
+import { requestLog } from "./middleware/request-log";
 import { resolveCompany } from "./middleware/tenancy";
 import { closeRequestBodies } from "./openapi";
 import { accountRoutes } from "./routes/account";
@@ -65,11 +67,13 @@ export function createApp() {
   company.route("/", accountRoutes).route("/", customerTrackingRoutes).route("/api", apiRoutes);
 
   const app = newRouter();
+  app.use("*", requestLog);
   // Browser clients (dispatcher consoles) send the token in a header, never cookies: any origin may call unless configured.
   app.use("*", (c, next) =>
     cors({
       origin: c.env.CORS_ORIGINS ? c.env.CORS_ORIGINS.split(",").map((o) => o.trim()) : "*",
-      allowHeaders: ["Authorization", "Content-Type"],
+      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
+      exposeHeaders: ["X-Request-Id", "Retry-After"],
       allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
       maxAge: 86400,
     })(c, next),
@@ -86,6 +90,8 @@ export function createApp() {
   app.route("/_operator", operatorRoutes);
   app.route("/:slug", company);
 
+  // Liveness for load balancers and monitors: no binding is touched.
+  app.get("/health", (c) => c.json({ status: "ok" }));
   app.get("/openapi.json", (c) => c.json(openApiDocument(app)));
   app.get("/docs", (c) => c.html(renderDocs(openApiDocument(app))));
   app.onError(handleError);

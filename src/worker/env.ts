@@ -12,6 +12,8 @@ export interface Env {
   WEBHOOK_QUEUE: Queue<WebhookJob>;
   UPLOADS: R2Bucket;
   RATE_LIMITER?: RateLimit;
+  /** Requests per second per company admitted by the isolate's token bucket (default 200, the interface's limit). */
+  RATE_LIMIT_PER_SECOND?: string;
   JWT_SECRET: string;
   OPERATOR_TOKEN: string;
   TOKEN_TTL_SECONDS?: string;

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
+import { log } from "./lib/log";
 
 /** The one error body of the interface: `{code, message, fields}`. */
 export const ErrorBody = z
@@ -57,7 +58,7 @@ export function handleError(err: Error, c: Context) {
     const status = err.status === 400 ? 422 : err.status;
     return errorResponse(c, status, err.message || "Request failed");
   }
-  console.error("unhandled error", c.req.method, new URL(c.req.url).pathname, err);
+  log("error", "unhandled error", { method: c.req.method, path: c.req.path, error: err });
   return errorResponse(c, 500, "Internal error");
 }
 

@@ -4,6 +4,7 @@ import { createDb } from "../db/client";
 import { companies } from "../db/schema";
 import type { AppEnv, Company, Db } from "../env";
 import { forbidden } from "../errors";
+import { setLogSlug } from "../lib/log";
 
 export const SLUG = /^[a-z0-9][a-z0-9-]{1,39}$/;
 
@@ -43,5 +44,6 @@ export const resolveCompany = createMiddleware<AppEnv>(async (c, next) => {
   const company = await cachedCompany(db, c.req.param("slug") ?? "");
   if (!company) throw forbidden("Unknown company or invalid credentials");
   c.set("company", company);
+  setLogSlug(company.slug);
   await next();
 });

@@ -14,6 +14,7 @@ import {
   type DeliveryRow,
   assertNotOnTheWay,
   deliveryFields,
+  deliveryList,
   prepareDeliveryWrite,
   presentDeliveries,
 } from "../services/deliveries";
@@ -95,11 +96,7 @@ export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
   .openapi(listDeliveries, async (c) => {
     const db = c.get("db");
     const cid = c.get("company").id;
-    const result = await listObjects(
-      db,
-      { table: deliveries, scope: eq(deliveries.company_id, cid), fields: deliveryFields, idColumn: deliveries.id, present: (rows: DeliveryRow[]) => presentDeliveries(db, cid, rows) },
-      c.req.valid("query"),
-    );
+    const result = await listObjects(db, deliveryList(db, cid), c.req.valid("query"));
     return c.json(result, 200);
   })
   .openapi(getDelivery, async (c) => {

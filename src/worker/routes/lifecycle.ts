@@ -4,13 +4,13 @@ import { and, eq } from "drizzle-orm";
 import { allOnOnePage } from "../db/list";
 import { deliveries } from "../db/schema";
 import { ROUTE_STATUSES } from "../domain/states";
-import type { AppEnv, Db } from "../env";
+import type { AppEnv } from "../env";
 import { ApiError, validationHook } from "../errors";
 import { IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { DeliverySchema, presentDeliveries } from "../services/deliveries";
 import { companyStub, publish } from "../services/live";
 import { publicBase } from "./company";
-import { RouteSchema, loadRoute, presentRoutes } from "../services/route-records";
+import { RouteSchema, loadRouteRecord } from "../services/route-records";
 import { type LifecycleOp, updateEtas } from "../services/route-lifecycle";
 
 const RouteStatusValue = z
@@ -101,28 +101,25 @@ async function apply(env: AppEnv["Bindings"], companyId: number, op: LifecycleOp
   if (!outcome.ok) throw new ApiError(outcome.status, outcome.message, outcome.fields);
 }
 
-async function routeRecord(db: Db, companyId: number, routeId: number) {
-  return (await presentRoutes(db, companyId, [await loadRoute(db, companyId, routeId)]))[0];
-}
 
 export const lifecycleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(patchRoute, async (c) => {
     const company = c.get("company");
     const { route_id } = c.req.valid("param");
     await apply(c.env, company.id, { kind: "route", company, actor: c.get("user"), routeId: route_id, change: c.req.valid("json"), base: publicBase(c) });
-    return c.json(await routeRecord(c.get("db"), company.id, route_id), 200);
+    return c.json(await loadRouteRecord(c.get("db"), company.id, route_id), 200);
   })
   .openapi(setRouteStatus, async (c) => {
     const company = c.get("company");
     const { route_id } = c.req.valid("param");
     await apply(c.env, company.id, { kind: "route", company, actor: c.get("user"), routeId: route_id, change: c.req.valid("json"), base: publicBase(c) });
-    return c.json(await routeRecord(c.get("db"), company.id, route_id), 200);
+    return c.json(await loadRouteRecord(c.get("db"), company.id, route_id), 200);
   })
   .openapi(cancelRouteRoute, async (c) => {
     const company = c.get("company");
     const { route_id } = c.req.valid("param");
     await apply(c.env, company.id, { kind: "cancel", company, routeId: route_id });
-    return c.json(await routeRecord(c.get("db"), company.id, route_id), 200);
+    return c.json(await loadRouteRecord(c.get("db"), company.id, route_id), 200);
   })
   .openapi(deliveryDone, async (c) => {
     const company = c.get("company");

@@ -12,7 +12,7 @@ import { DeliveryStatus, ROUTE_STATUSES, UNFINISHED_ROUTE_STATUSES } from "../do
 import type { AppEnv } from "../env";
 import { validationHook } from "../errors";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonResponse } from "../openapi";
-import { RouteMetadataSchema, type RouteRow, RouteSchema, loadRoute, presentRouteMetadata, presentRoutes, routeFields, routeScope } from "../services/route-records";
+import { RouteMetadataSchema, type RouteRow, RouteSchema, loadRoute, loadRouteRecord, presentRouteMetadata, presentRoutes, routeFields, routeScope } from "../services/route-records";
 import { RouteDeliveryDistanceSchema, routeDeliveryDistances } from "../services/route-view-distances";
 
 const RouteList = envelope(RouteSchema, "RouteList");
@@ -124,8 +124,7 @@ export const routeRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
   .openapi(getRoute, async (c) => {
     const db = c.get("db");
     const cid = c.get("company").id;
-    const row = await loadRoute(db, cid, c.req.valid("param").route_id);
-    return c.json((await presentRoutes(db, cid, [row]))[0], 200);
+    return c.json(await loadRouteRecord(db, cid, c.req.valid("param").route_id), 200);
   })
   .openapi(listRouteMetadata, async (c) => {
     const db = c.get("db");

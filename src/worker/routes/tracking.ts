@@ -1,16 +1,16 @@
 /** Driver tracking: positions posted by driver apps, latest positions, traces, live `driverposition` events. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { listObjects } from "../db/list";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { ZodError } from "zod";
-import { driverTracking, users } from "../db/schema";
+import { driverTracking } from "../db/schema";
 import type { AppEnv, AuthUser } from "../env";
 import { forbidden, notFound, unprocessable, validationHook, zodFields, zodMessage } from "../errors";
-import type { FieldMap } from "../lib/filters";
+import { log } from "../lib/log";
 import { formatDateTime, parseDateTime } from "../lib/time";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { assertCompanyDrivers, driverScope, loadDriver, routeOnTheWay } from "../services/drivers";
+import { assertCompanyDrivers, loadDriver, positionList, routeOnTheWay } from "../services/drivers";
 import { publish } from "../services/live";
 import {
   type NewTracking,
@@ -25,7 +25,6 @@ import {
   presentTracking,
   trackingFields,
 } from "../services/tracking-positions";
-import type { UserRow } from "../services/users";
 
 /** Entries per POST (driver apps send what they buffered while offline). */
 export const MAX_TRACKING_BATCH = 500;
@@ -86,13 +85,6 @@ const deleteTracking = apiRoute({
   request: { params: IdParam("drivertracking_id") },
   responses: { 200: jsonResponse(TrackingSchema, "The deleted entry") },
 });
-
-const positionFields: FieldMap = {
-  driver_id: { column: users.id, type: "integer" },
-  firstname: { column: users.firstname, type: "text" },
-  lastname: { column: users.lastname, type: "text" },
-  htmlcolor: { column: users.htmlcolor, type: "text" },
-};
 
 const listPositions = apiRoute({
   method: "get",
@@ -163,7 +155,7 @@ function pushPositions(c: Context<AppEnv>, companyId: number, rows: TrackingRow[
   const events = [...newest.values()].map((r) =>
     publish(c.env, companyId, { type: "driverposition", driver_id: r.driver_id, position: { type: "Point", coordinates: [r.lng, r.lat] }, timestamp: r.timestamp }, r.driver_id),
   );
-  const done = Promise.all(events).catch((err) => console.error("driverposition event failed", err));
+  const done = Promise.all(events).catch((err) => log("error", "driverposition event failed", { error: err }));
   try {
     c.executionCtx.waitUntil(done);
   } catch {
@@ -231,17 +223,7 @@ export const trackingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
   })
   .openapi(listPositions, async (c) => {
     const db = c.get("db");
-    const cid = c.get("company").id;
-    const hasPosition = sql`exists (select 1 from ${driverTracking} where ${driverTracking.company_id} = ${users.company_id} and ${driverTracking.driver_id} = ${users.id})`;
-    const present = async (drivers: UserRow[]) => {
-      const positions = await latestPositions(db, cid, drivers.map((d) => d.id));
-      return drivers.flatMap((d) => {
-        const p = positions.find((x) => x.driver_id === d.id);
-        return p ? [presentPosition(p, d) as z.infer<typeof PositionRecordSchema>] : [];
-      });
-    };
-    const result = await listObjects(db, { table: users, scope: and(driverScope(cid), hasPosition), fields: positionFields, idColumn: users.id, present }, c.req.valid("query"));
-    return c.json(result, 200);
+    return c.json(await listObjects(db, positionList(db, c.get("company").id), c.req.valid("query")), 200);
   })
   .openapi(getPosition, async (c) => {
     const db = c.get("db");

@@ -1,5 +1,5 @@
 import { z } from "@hono/zod-openapi";
-import { and, eq } from "drizzle-orm";
+import { type SQL, and, eq, sql } from "drizzle-orm";
 import { addresses, deliveries, routes } from "../db/schema";
 import type { Company, Db } from "../env";
 import { conflict, unprocessable } from "../errors";
@@ -8,6 +8,7 @@ import { normaliseDateTime } from "../lib/time";
 import { DateTime, Point } from "../openapi";
 import { RouteStatus } from "../domain/states";
 import { AddressSchema, type AddressRow, pointOf, presentAddress } from "./addresses";
+import type { ListSpec } from "../db/list";
 import { inList } from "../db/sql";
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
@@ -81,11 +82,23 @@ export const deliveryFields: FieldMap = Object.fromEntries(
   } as const).map(([name, type]) => [name, { column: deliveries[name as keyof DeliveryRow], type }]),
 );
 
-/** Deliveries with their address records, loaded for the whole page in one query. */
-export async function presentDeliveries(db: Db, companyId: number, rows: DeliveryRow[]): Promise<DeliveryOut[]> {
-  const ids = [...new Set(rows.flatMap((r) => [r.deliverylocation_id, r.supplierlocation_id]).filter((id): id is number => id !== null))];
-  const found = ids.length ? await db.select().from(addresses).where(and(eq(addresses.company_id, companyId), inList(addresses.id, ids))) : [];
-  const byId = new Map<number, AddressRow>(found.map((a) => [a.id, a]));
+/**
+ * The addresses shown with the deliveries that match `deliveryFilter` (a
+ * condition on `deliveries`, e.g. a route's), and those named by `moreIds`
+ * (a subquery of address ids): one query, to batch with the deliveries' own.
+ */
+export function deliveryAddressesQuery(db: Db, companyId: number, deliveryFilter: SQL, moreIds?: SQL) {
+  const d = deliveries;
+  const ids = sql`select ${d.deliverylocation_id} from ${d} where ${deliveryFilter} union select ${d.supplierlocation_id} from ${d} where ${deliveryFilter}`;
+  return db
+    .select()
+    .from(addresses)
+    .where(and(eq(addresses.company_id, companyId), sql`${addresses.id} in (${ids}${moreIds ? sql` union ${moreIds}` : sql``})`));
+}
+
+/** Deliveries with their address records, from address rows loaded with them (a superset does no harm). */
+export function presentDeliveriesWith(rows: DeliveryRow[], addressRows: AddressRow[]): DeliveryOut[] {
+  const byId = new Map<number, AddressRow>(addressRows.map((a) => [a.id, a]));
   return rows.map((r) => {
     const { company_id: _company, ...fields } = r;
     const target = r.deliverylocation_id === null ? undefined : byId.get(r.deliverylocation_id);
@@ -97,6 +110,23 @@ export async function presentDeliveries(db: Db, companyId: number, rows: Deliver
       supplier_address: supplier ? pointOf(supplier.lng, supplier.lat) : null,
     };
   });
+}
+
+/** `GET /delivery`: a page of deliveries with their addresses, loaded in the page's round trip. */
+export const deliveryList = (db: Db, companyId: number): ListSpec<DeliveryRow, DeliveryOut, AddressRow> => ({
+  table: deliveries,
+  scope: eq(deliveries.company_id, companyId),
+  fields: deliveryFields,
+  idColumn: deliveries.id,
+  related: (pageIds) => deliveryAddressesQuery(db, companyId, and(eq(deliveries.company_id, companyId), sql`${deliveries.id} in ${pageIds}`)!),
+  present: presentDeliveriesWith,
+});
+
+/** Deliveries with their address records, loaded for the whole page in one query. */
+export async function presentDeliveries(db: Db, companyId: number, rows: DeliveryRow[]): Promise<DeliveryOut[]> {
+  const ids = [...new Set(rows.flatMap((r) => [r.deliverylocation_id, r.supplierlocation_id]).filter((id): id is number => id !== null))];
+  const found = ids.length ? await db.select().from(addresses).where(and(eq(addresses.company_id, companyId), inList(addresses.id, ids))) : [];
+  return presentDeliveriesWith(rows, found);
 }
 
 const TIME_FIELDS = ["pdt_from", "pdt_to", "ddt_from", "ddt_to"] as const;

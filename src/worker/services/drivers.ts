@@ -5,7 +5,8 @@
  */
 import { z } from "@hono/zod-openapi";
 import { type SQL, and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
-import { driverAvailabilities, routes, users } from "../db/schema";
+import type { ListSpec } from "../db/list";
+import { driverAvailabilities, driverTracking, routes, users } from "../db/schema";
 import type { Company, Db, Env } from "../env";
 import { forbidden, notFound, unprocessable } from "../errors";
 import { hashCode } from "../lib/crypto";
@@ -15,7 +16,7 @@ import { DateTime } from "../openapi";
 import { AvailabilitySchema, availabilityFields, presentAvailability } from "./driver-availability";
 import { driverActivationEmail, driverCreatedNotice } from "./messages";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
-import { PositionRecordSchema, latestPositions, presentPosition } from "./tracking-positions";
+import { type PositionRecord, PositionRecordSchema, type TrackingRow, latestPositions, latestPositionsQuery, presentPosition } from "./tracking-positions";
 import { UserSchema, prepareUser, type UserRow } from "./users";
 import { inList } from "../db/sql";
 
@@ -105,6 +106,32 @@ export interface PresentOptions {
   includeavail?: boolean;
   includeposition?: boolean;
   driverinfo?: boolean;
+}
+
+const positionFields: FieldMap = {
+  driver_id: { column: users.id, type: "integer" },
+  firstname: { column: users.firstname, type: "text" },
+  lastname: { column: users.lastname, type: "text" },
+  htmlcolor: { column: users.htmlcolor, type: "text" },
+};
+
+/** `GET /driverposition`: the drivers that have reported a position, each with its newest one, in the page's round trip. */
+export function positionList(db: Db, companyId: number): ListSpec<UserRow, PositionRecord, TrackingRow> {
+  const hasPosition = sql`exists (select 1 from ${driverTracking} where ${driverTracking.company_id} = ${users.company_id} and ${driverTracking.driver_id} = ${users.id})`;
+  return {
+    table: users,
+    scope: and(driverScope(companyId), hasPosition),
+    fields: positionFields,
+    idColumn: users.id,
+    related: (pageIds) => latestPositionsQuery(db, companyId, pageIds),
+    present: (drivers, positions) => {
+      const byDriver = new Map(positions.map((p) => [p.driver_id, p]));
+      return drivers.flatMap((d) => {
+        const p = byDriver.get(d.id);
+        return p ? [presentPosition(p, d) as PositionRecord] : [];
+      });
+    },
+  };
 }
 
 /**

@@ -6,6 +6,7 @@
  * Every provider answers the provider's message id or throws.
  */
 import type { Env } from "../env";
+import { log } from "../lib/log";
 
 export interface Envelope {
   to: string;
@@ -38,7 +39,7 @@ async function postToApi<T>(what: string, url: string, headers: Record<string, s
 const logProvider = (channel: string): Provider => ({
   name: "log",
   async send(message) {
-    console.log(`[outbox] ${channel} to ${message.to}: ${message.subject}`);
+    log("info", "outbox message", { channel, to: message.to, subject: message.subject });
     return { messageId: `log-${message.idempotencyKey}` };
   },
 });

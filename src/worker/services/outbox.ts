@@ -8,6 +8,7 @@
 import { eq } from "drizzle-orm";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/min";
 import { companies, outbox } from "../db/schema";
+import { log } from "../lib/log";
 import { nowIso } from "../lib/time";
 import type { Db, Env } from "../env";
 import type { Language } from "./company-settings";
@@ -96,6 +97,6 @@ export async function deliverOutboxMessage(env: Env, db: Db, outboxId: number): 
     const final = attempts >= OUTBOX_MAX_ATTEMPTS;
     await db.update(outbox).set({ ...content, attempts, last_error: error, status: final ? "failed" : "queued" }).where(eq(outbox.id, outboxId));
     if (!final) throw err;
-    console.error(`outbox message ${outboxId} failed after ${attempts} attempts: ${error}`);
+    log("error", "outbox message failed for good", { outbox_id: outboxId, attempts, error });
   }
 }

@@ -6,6 +6,7 @@
  */
 import { type MatrixProvider, type Problem, type TravelMatrix, type VehicleClassId, prepareMatrices } from "../../solver";
 import type { Env } from "../env";
+import { log } from "../lib/log";
 
 type Location = { lat: number; lon: number };
 
@@ -65,7 +66,7 @@ export function roadEngine(env: Pick<Env, "ROAD_ENGINE_URL" | "ROAD_ENGINE_MAX_T
         const body = (await get(`${base}/route/v1/driving/${coords(points)}?overview=full&geometries=geojson`)) as { routes?: { geometry?: { coordinates?: number[][] } }[] };
         return body.routes?.[0]?.geometry?.coordinates ?? null;
       } catch (err) {
-        console.warn("road engine geometry failed; straight lines instead", err);
+        log("warn", "road engine geometry failed; straight lines instead", { error: err });
         return null;
       }
     },
@@ -79,7 +80,7 @@ export async function withRoadMatrices(engine: RoadEngine | null, problem: Probl
     return await prepareMatrices(problem, engine.matrices);
   } catch (err) {
     // Without matrices the solver uses its embedded great-circle model.
-    console.warn("road engine matrix failed; great-circle model instead", err);
+    log("warn", "road engine matrix failed; great-circle model instead", { error: err });
     return problem;
   }
 }

@@ -5,17 +5,18 @@
  * - the reduced record (`/routemetadata`, `/updateableroutes`): delivery ids,
  *   routebase address id, durations in SECONDS, line string only on request.
  * Durations are stored in seconds (schema.ts). Every loader takes the whole
- * page of routes and issues one query per related table, never one per route.
+ * page of routes and loads every related table in one round trip (a D1 batch),
+ * never one query per route.
  */
 import { z } from "@hono/zod-openapi";
 import { type SQL, and, asc, eq, sql } from "drizzle-orm";
-import { addresses, deliveries, routes } from "../db/schema";
+import { deliveries, routes } from "../db/schema";
 import type { Db } from "../env";
 import { notFound } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import { DateTime } from "../openapi";
 import { AddressSchema, type AddressRow, presentAddress } from "./addresses";
-import { DeliverySchema, type DeliveryRow, deliveryFields, presentDeliveries } from "./deliveries";
+import { DeliverySchema, type DeliveryRow, deliveryAddressesQuery, deliveryFields, presentDeliveriesWith } from "./deliveries";
 import { inList } from "../db/sql";
 
 export type RouteRow = typeof routes.$inferSelect;
@@ -140,27 +141,20 @@ const groupByRoute = <T extends { route_id: number | null }>(rows: T[]) => {
   return byRoute;
 };
 
-/** The deliveries of the given routes in driving order (one query). */
-export async function loadRouteDeliveries(db: Db, companyId: number, routeIds: number[]): Promise<DeliveryRow[]> {
-  if (!routeIds.length) return [];
-  return db
-    .select()
-    .from(deliveries)
-    .where(and(eq(deliveries.company_id, companyId), inList(deliveries.route_id, routeIds)))
-    .orderBy(...drivingOrder);
+/** The deliveries of the given routes in driving order (one query, awaitable or batched). */
+export function loadRouteDeliveries(db: Db, companyId: number, routeIds: number[]) {
+  return db.select().from(deliveries).where(routeDeliveriesFilter(companyId, routeIds)).orderBy(...drivingOrder);
 }
 
-/** Full route records: deliveries, their addresses and the base addresses loaded for the whole page. */
-export async function presentRoutes(db: Db, companyId: number, rows: RouteRow[]): Promise<RouteOut[]> {
-  if (!rows.length) return [];
-  const baseIds = [...new Set(rows.map((r) => r.routebase_address_id).filter((id): id is number => id !== null))];
-  const [deliveryRows, baseRows] = await Promise.all([
-    loadRouteDeliveries(db, companyId, rows.map((r) => r.id)),
-    baseIds.length ? db.select().from(addresses).where(and(eq(addresses.company_id, companyId), inList(addresses.id, baseIds))) : Promise.resolve([] as AddressRow[]),
-  ]);
-  const presented = await presentDeliveries(db, companyId, deliveryRows);
-  const byRoute = groupByRoute(presented);
-  const bases = new Map(baseRows.map((a) => [a.id, a]));
+const routeDeliveriesFilter = (companyId: number, routeIds: number[]) => and(eq(deliveries.company_id, companyId), inList(deliveries.route_id, routeIds))!;
+
+/** Every address a full record shows: the deliveries' targets and suppliers and the route bases (one query). */
+const routeAddresses = (db: Db, companyId: number, routeIds: number[]) =>
+  deliveryAddressesQuery(db, companyId, routeDeliveriesFilter(companyId, routeIds), sql`select ${routes.routebase_address_id} from ${routes} where ${and(routeScope(companyId), inList(routes.id, routeIds))}`);
+
+function fullRecords(rows: RouteRow[], deliveryRows: DeliveryRow[], addressRows: AddressRow[]): RouteOut[] {
+  const byRoute = groupByRoute(presentDeliveriesWith(deliveryRows, addressRows));
+  const bases = new Map(addressRows.map((a) => [a.id, a]));
   return rows.map((r) => {
     const list = byRoute.get(r.id) ?? [];
     const base = r.routebase_address_id === null ? undefined : bases.get(r.routebase_address_id);
@@ -172,6 +166,25 @@ export async function presentRoutes(db: Db, companyId: number, rows: RouteRow[])
       routebase_address: base ? presentAddress(base) : null,
     };
   });
+}
+
+/** Full route records: deliveries and every address they show loaded for the whole page in one round trip. */
+export async function presentRoutes(db: Db, companyId: number, rows: RouteRow[]): Promise<RouteOut[]> {
+  if (!rows.length) return [];
+  const ids = rows.map((r) => r.id);
+  const [deliveryRows, addressRows] = await db.batch([loadRouteDeliveries(db, companyId, ids), routeAddresses(db, companyId, ids)]);
+  return fullRecords(rows, deliveryRows, addressRows);
+}
+
+/** The full record of the company's route with this id (one round trip), or 404. */
+export async function loadRouteRecord(db: Db, companyId: number, id: number): Promise<RouteOut> {
+  const [[row], deliveryRows, addressRows] = await db.batch([
+    db.select().from(routes).where(and(routeScope(companyId), eq(routes.id, id))),
+    loadRouteDeliveries(db, companyId, [id]),
+    routeAddresses(db, companyId, [id]),
+  ]);
+  if (!row) throw notFound("Route");
+  return fullRecords([row], deliveryRows, addressRows)[0];
 }
 
 export interface MetadataOptions {

@@ -1,6 +1,6 @@
 /** Driver tracking entries: presentation, batched inserts, latest positions, traces. */
 import { z } from "@hono/zod-openapi";
-import { and, desc, eq, gte, sql } from "drizzle-orm";
+import { type SQL, and, desc, eq, gte, sql } from "drizzle-orm";
 import { driverTracking } from "../db/schema";
 import type { Db } from "../env";
 import type { FieldMap } from "../lib/filters";
@@ -58,28 +58,25 @@ export function presentPosition(r: TrackingRow, info?: DriverInfo): Tracking & P
 }
 
 /**
- * The newest tracking entry of each of the given drivers. One statement: per
- * driver an index seek on (company_id, driver_id, timestamp) for the newest
- * row, so the cost does not grow with the length of the track.
+ * The newest tracking entry of each driver among `driverIds` (a parenthesised
+ * subquery of user ids, `u.id in ${driverIds}`): one statement, per driver an
+ * index seek on (company_id, driver_id, timestamp) for the newest row, so the
+ * cost does not grow with the length of the track. Awaitable or batched.
  */
+export function latestPositionsQuery(db: Db, companyId: number, driverIds: SQL) {
+  // The correlated subquery uses explicit aliases: drizzle drops qualifiers in single-table selections.
+  const newest = sql`select (select t2.id from driver_tracking t2 where t2.company_id = ${companyId} and t2.driver_id = u.id
+      order by t2.timestamp desc, t2.id desc limit 1) from users u where u.company_id = ${companyId} and u.id in ${driverIds}`;
+  return db
+    .select()
+    .from(driverTracking)
+    .where(and(eq(driverTracking.company_id, companyId), sql`${driverTracking.id} in (${newest})`));
+}
+
+/** The newest tracking entry of each of the given drivers. */
 export async function latestPositions(db: Db, companyId: number, driverIds: number[]): Promise<TrackingRow[]> {
-  const out: TrackingRow[] = [];
-  // Hand-written SQL: the correlated subquery needs explicit aliases (drizzle drops qualifiers in single-table selections).
-  for (let i = 0; i < driverIds.length; i += 90) {
-    const ids = sql.join(
-      driverIds.slice(i, i + 90).map((id) => sql`${id}`),
-      sql`, `,
-    );
-    out.push(
-      ...(await db.all<TrackingRow>(sql`
-        select t.id, t.company_id, t.driver_id, t.timestamp, t.lng, t.lat from driver_tracking t
-        where t.company_id = ${companyId} and t.id in (
-          select (select t2.id from driver_tracking t2 where t2.company_id = ${companyId} and t2.driver_id = u.id
-                  order by t2.timestamp desc, t2.id desc limit 1)
-          from users u where u.company_id = ${companyId} and u.id in (${ids}))`)),
-    );
-  }
-  return out;
+  if (!driverIds.length) return [];
+  return latestPositionsQuery(db, companyId, sql`(select value from json_each(${JSON.stringify(driverIds)}))`);
 }
 
 /** D1 binds at most 100 parameters per statement: 5 columns -> 20 rows per insert. */

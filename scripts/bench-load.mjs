@@ -1,0 +1,170 @@
+#!/usr/bin/env node
+/**
+ * Load through a local `wrangler dev`: the hot paths under 1, 16 and 64
+ * concurrent connections (autocannon), each path's throughput as a ratio of a
+ * trivial baseline route measured in the same run. Prints figures; asserts
+ * nothing.
+ *
+ *   npm run bench:load [-- --seconds 8 --connections 1,16,64 --profile]
+ *
+ * `--profile` samples the worker isolate's CPU during each run (devtools
+ * protocol) and adds its busy milliseconds per request and, at the end, the
+ * functions with the most self time per path: what the worker itself spends,
+ * apart from wrangler's local proxy and the load generator.
+ *
+ * Seeded: 1 company, 50 drivers (20 positions each), 5,000 deliveries on
+ * 500 addresses, 100 routes of 40 deliveries (1,000 deliveries unrouted).
+ * The per-company limits (token bucket and platform binding) are raised for
+ * this run only; otherwise one company is capped at 200 requests/s.
+ */
+import autocannon from "autocannon";
+import { parseArgs } from "node:util";
+import { startService } from "./bench-lib.mjs";
+import { profileWorker } from "./worker-profile.mjs";
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "8" },
+    connections: { type: "string", default: "1,16,64" },
+    port: { type: "string", default: "8798" },
+    profile: { type: "boolean", default: false },
+  },
+});
+const UNLIMITED = 1_000_000;
+const INSPECTOR_PORT = Number(values.port) + 1000;
+const service = await startService({
+  port: values.port,
+  inspectorPort: values.profile ? INSPECTOR_PORT : undefined,
+  vars: { RATE_LIMIT_PER_SECOND: String(UNLIMITED) },
+  config: (toml) => toml.replace(/simple = \{ limit = \d+, period = (\d+) \}/, `simple = { limit = ${UNLIMITED}, period = $1 }`),
+});
+
+const DRIVERS = 50;
+const ADDRESSES = 500;
+const ROUTES = 100;
+const PER_ROUTE = 40;
+const DELIVERIES = 5000;
+
+const day = new Date();
+day.setUTCDate(day.getUTCDate() + 1);
+const at = (h, m = 0) => new Date(Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate(), h, m)).toISOString().replace(".000Z", "Z");
+
+async function seed() {
+  const { slug, id: companyId, token } = await service.company();
+  const drivers = [];
+  for (let i = 0; i < DRIVERS; i += 10) drivers.push(...(await Promise.all(Array.from({ length: 10 }, (_, k) => service.user(slug, "driver", `driver-${i + k}@${slug}.example`)))));
+  const depot = (await service.call("GET", `/${slug}/api/company`, { token })).body.objects[0].location_id;
+
+  let s = 7;
+  const rnd = () => (s = (s * 16807) % 2147483647) / 2147483647;
+  const sql = [];
+  // D1 caps a statement at 100 kB: 100 rows per INSERT.
+  const insert = (head, tuples) => {
+    for (let i = 0; i < tuples.length; i += 100) sql.push(`${head} VALUES\n${tuples.slice(i, i + 100).join(",\n")};`);
+  };
+  insert(
+    "INSERT INTO addresses (company_id, contactcompany, street, housenumber, postalcode, city, country, lng, lat, geocode_source)",
+    Array.from({ length: ADDRESSES }, (_, i) => `(${companyId}, 'Kunde ${i}', 'Teststraße', '${i + 1}', '10${String(100 + (i % 900)).padStart(3, "0")}', 'Berlin', 'DE', ${(13.15 + rnd() * 0.5).toFixed(5)}, ${(52.4 + rnd() * 0.25).toFixed(5)}, 'input')`),
+  );
+  const firstAddress = `(SELECT min(id) FROM addresses WHERE company_id = ${companyId} AND contactcompany LIKE 'Kunde %')`;
+  insert(
+    "INSERT INTO routes (company_id, driver_id, status, distance, gross_duration, net_duration, routebase_address_id, custom_id, tst_from, tst_to)",
+    Array.from({ length: ROUTES }, (_, r) => `(${companyId}, ${drivers[r % DRIVERS].id}, 1, ${20000 + r * 100}, ${6 * 3600}, ${4 * 3600}, ${depot}, 'tour-${r}', '${at(7)}', '${at(8)}')`),
+  );
+  const firstRoute = `(SELECT min(id) FROM routes WHERE company_id = ${companyId})`;
+  insert(
+    "INSERT INTO deliveries (company_id, deliverylocation_id, supplierlocation_id, pdt_from, pdt_to, els, load, custom_id, route_id, orderindex, status)",
+    Array.from({ length: DELIVERIES }, (_, i) => {
+      const h = 6 + Math.floor(rnd() * 10);
+      const routed = i < ROUTES * PER_ROUTE;
+      return `(${companyId}, ${firstAddress} + ${i % ADDRESSES}, ${depot}, '${at(h)}', '${at(h + 3)}', 3, ${1 + (i % 3)}, 'b-${i}', ${routed ? `${firstRoute} + ${Math.floor(i / PER_ROUTE)}` : "NULL"}, ${routed ? i % PER_ROUTE : "NULL"}, ${routed ? 1 : 0})`;
+    }),
+  );
+  insert(
+    "INSERT INTO driver_tracking (company_id, driver_id, timestamp, lng, lat)",
+    drivers.flatMap((d) => Array.from({ length: 20 }, (_, k) => `(${companyId}, ${d.id}, '${new Date(Date.now() - (20 - k) * 60_000).toISOString().replace(/\.\d+Z$/, "Z")}', ${(13.3 + rnd() * 0.2).toFixed(5)}, ${(52.45 + rnd() * 0.1).toFixed(5)})`)),
+  );
+  service.sql(sql.join("\n"));
+
+  const routeList = await service.call("GET", `/${slug}/api/routemetadata?results_per_page=1`, { token });
+  const routeId = routeList.body.objects[0].id;
+  const addressId = (await service.call("GET", `/${slug}/api/address?results_per_page=1`, { token })).body.objects[0].id;
+  return { slug, token, driver: drivers[0], routeId, addressId };
+}
+
+const { slug, token, driver, routeId, addressId } = await seed();
+const api = `/${slug}/api`;
+const auth = (t) => ({ authorization: `JWT ${t}` });
+const json = { "content-type": "application/json" };
+const q = JSON.stringify({
+  filters: [
+    { name: "status", op: "==", val: 1 },
+    { name: "pdt_from", op: ">=", val: at(8) },
+  ],
+  order_by: [{ field: "pdt_from", direction: "asc" }],
+});
+const trackingBatch = JSON.stringify(
+  Array.from({ length: 20 }, (_, k) => ({ timestamp: new Date(Date.now() - (20 - k) * 1000).toISOString(), position: { type: "Point", coordinates: [13.4 + k * 1e-4, 52.5] } })),
+);
+
+const targets = [
+  { label: "GET /health (baseline)", method: "GET", path: "/health" },
+  { label: "GET /deliverystatus (auth chain only)", method: "GET", path: `${api}/deliverystatus`, headers: auth(token) },
+  { label: "POST /drivertracking, batch of 20", method: "POST", path: `${api}/drivertracking`, headers: { ...auth(driver.token), ...json }, body: trackingBatch },
+  { label: "GET /delivery, page of 100, q filter", method: "GET", path: `${api}/delivery?results_per_page=100&q=${encodeURIComponent(q)}`, headers: auth(token) },
+  { label: `GET /route/<id> (${PER_ROUTE} deliveries)`, method: "GET", path: `${api}/route/${routeId}`, headers: auth(token) },
+  { label: `GET /driverposition (${DRIVERS} drivers)`, method: "GET", path: `${api}/driverposition?results_per_page=100`, headers: auth(token) },
+  {
+    label: "POST /delivery",
+    method: "POST",
+    path: `${api}/delivery`,
+    headers: { ...auth(token), ...json },
+    body: JSON.stringify({ deliverylocation_id: addressId, pdt_from: at(9), pdt_to: at(12), els: 3, load: 1, custom_id: "load" }),
+  },
+];
+
+/** One autocannon run: requests/s over the whole run, p50 and p99 latency (ms), non-2xx answers and errors. */
+function load(target, connections) {
+  return new Promise((resolveRun, reject) => {
+    autocannon(
+      { url: `${service.base}${target.path}`, method: target.method, headers: target.headers, body: target.body, connections, duration: Number(values.seconds) },
+      (err, r) => (err ? reject(err) : resolveRun({ requests: r.requests.total, rps: r.requests.total / r.duration, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts })),
+    );
+  });
+}
+
+async function run(target, connections) {
+  if (!values.profile) return load(target, connections);
+  const { result, busyMs, top } = await profileWorker(INSPECTOR_PORT, () => load(target, connections));
+  return { ...result, workerMs: busyMs / Math.max(1, result.requests), top };
+}
+
+// One sequential warm-up per path: bundles loaded, caches filled, statements prepared.
+for (const target of targets) {
+  const res = await fetch(`${service.base}${target.path}`, { method: target.method, headers: target.headers, body: target.body });
+  if (!res.ok) throw new Error(`${target.label}: ${res.status} ${await res.text()}`);
+}
+
+console.log(`load through local wrangler dev, ${values.seconds} s per run; ${DELIVERIES} deliveries, ${ROUTES} routes, ${DRIVERS} drivers seeded`);
+console.log("figures on a shared machine (2 cores, load generator and workerd on the same cores) are noisy: compare ratios, not absolutes\n");
+const profiles = new Map();
+for (const connections of values.connections.split(",").map(Number)) {
+  console.log(`${connections} connection${connections === 1 ? "" : "s"}`);
+  let baseline;
+  for (const target of targets) {
+    const r = await run(target, connections);
+    baseline ??= r.rps;
+    const worker = r.workerMs === undefined ? "" : `  worker ${r.workerMs.toFixed(2).padStart(5)} ms/req`;
+    const failures = r.bad ? `  (${r.bad} non-2xx/errors)` : "";
+    console.log(
+      `  ${target.label.padEnd(40)} ${r.rps.toFixed(1).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ${(r.rps / baseline).toFixed(2).padStart(5)} x baseline${worker}${failures}`,
+    );
+    if (r.top) profiles.set(target.label, r.top);
+  }
+}
+for (const [label, top] of profiles) {
+  console.log(`\n${label}: most self time in the worker (last run)`);
+  for (const { name, share } of top) console.log(`  ${(share * 100).toFixed(1).padStart(5)}%  ${name}`);
+}
+service.stop();
+process.exit(0);
