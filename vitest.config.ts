@@ -1,8 +1,9 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-// Two projects: the solver is a pure library tested under Node; everything
-// else runs inside workerd with the bindings of wrangler.toml.
+// Three projects: the solver is a pure library tested under Node; the pages
+// run in headless Chromium against a local `wrangler dev` (test/browser);
+// everything else runs inside workerd with the bindings of wrangler.toml.
 export default defineConfig({
   test: {
     projects: [
@@ -12,6 +13,17 @@ export default defineConfig({
           include: ["test/solver/**/*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 90_000,
+          hookTimeout: 300_000,
+          // Pages react to events within moments; a busy 2-core CI box needs headroom.
+          expect: { poll: { timeout: 15_000, interval: 100 } },
         },
       },
       {
@@ -32,7 +44,7 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/solver/**"],
+          exclude: ["test/solver/**", "test/browser/**"],
           setupFiles: ["./test/setup.ts"],
           testTimeout: 30_000,
         },

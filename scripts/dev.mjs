@@ -13,6 +13,10 @@ const DEMO = { slug: "demo", email: "dispatcher@demo.example", password: "demo-d
 
 if (!existsSync(".dev.vars")) copyFileSync(".dev.vars.example", ".dev.vars");
 
+// The console and driver pages are static assets: build them before wrangler serves dist/web.
+const web = spawnSync(process.execPath, ["scripts/build-web.mjs"], { stdio: "inherit" });
+if (web.status !== 0) process.exit(web.status ?? 1);
+
 const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local"], { stdio: "inherit", env: { ...process.env, CI: "true" } });
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
@@ -49,6 +53,8 @@ async function seedDemo() {
   Dispatch service running at ${BASE}
   API reference:   ${BASE}/docs   (OpenAPI: ${BASE}/openapi.json)
   Demo company:    ${BASE}/${DEMO.slug}
+  Console:         ${BASE}/${DEMO.slug}/console   (dispatcher login below)
+  Driver app:      ${BASE}/${DEMO.slug}/driver    (driver login below)
   Dispatcher:      ${DEMO.email} / ${DEMO.password}
   Token:           curl -s -X POST ${BASE}/${DEMO.slug}/auth -H 'content-type: application/json' -d '{"email":"${DEMO.email}","password":"${DEMO.password}"}'
   Driver:          driver@demo.example / demo-driver (activation code in the outbox)
