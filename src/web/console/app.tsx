@@ -27,7 +27,7 @@ import { DispatchMap, type LngLat, type MapRoute } from "./map";
 /** Okabe–Ito: distinguishable with the common colour-vision deficiencies (yellow last: weakest on white). */
 export const PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#F0E442"];
 
-const SHOWN_ROUTE_STATUSES = [RouteStatus.new, RouteStatus.assigned, RouteStatus.accepted, RouteStatus.ontheway, RouteStatus.finished];
+const SHOWN_ROUTE_STATUSES: number[] = [RouteStatus.new, RouteStatus.assigned, RouteStatus.accepted, RouteStatus.ontheway, RouteStatus.finished];
 const OPEN_DELIVERY_STATUSES = [DeliveryStatus.none, DeliveryStatus.undelivered];
 const PROCESS_ACTIONS = ["import_deliveries", "cluster_deliveries", "routing", "final"];
 const STATUS_CLASS: Record<number, string> = { 0: "open", 1: "planned", 2: "delivered", 3: "undelivered", 4: "cancelled" };
@@ -45,6 +45,7 @@ interface ProcessView {
   error?: string;
 }
 
+const isLate = (d: Delivery) => !!(d.eta_from && d.pdt_to && d.eta_from > d.pdt_to && !reported(d));
 const reported = (d: Delivery) => d.status === DeliveryStatus.delivered || d.status === DeliveryStatus.undelivered || d.status === DeliveryStatus.cancelled;
 const routeDay = (r: Route) => r.tst_from ?? r.deliveries.find((d) => d.pdt_from)?.pdt_from ?? null;
 const place = (d: Delivery) => d.address?.contactcompany || personName({ firstname: d.address?.contactfirstname ?? null, lastname: d.address?.contactlastname ?? null }) || `Delivery ${d.id}`;
@@ -59,6 +60,8 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
   const [positions, setPositions] = useState<Map<number, Position>>(new Map());
   const [depot, setDepot] = useState<Address | null>(null);
   const [focused, setFocused] = useState<number | null>(null);
+  const [statusFilter, setStatusFilter] = useState("all");
+  const [driverFilter, setDriverFilter] = useState("all");
   const [live, setLive] = useState<LiveState>("connecting");
   const [error, setError] = useState("");
   const [process, setProcess] = useState<ProcessView | null>(null);
@@ -117,7 +120,16 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
     if (mapEl.current && !map.current) map.current = new DispatchMap(mapEl.current);
   }, []);
 
-  const dayRoutes = useMemo(() => routes.filter((r) => !routeDay(r) || dayOf(routeDay(r)!) === day), [routes, day]);
+  const dayRoutes = useMemo(
+    () =>
+      routes.filter(
+        (r) =>
+          (!routeDay(r) || dayOf(routeDay(r)!) === day) &&
+          (statusFilter === "all" || String(r.status) === statusFilter) &&
+          (driverFilter === "all" || String(r.driver_id ?? "none") === driverFilter),
+      ),
+    [routes, day, statusFilter, driverFilter],
+  );
   const dayOpen = useMemo(() => open.filter((d) => !d.pdt_from || dayOf(d.pdt_from) === day), [open, day]);
   const colour = (r: Route) => PALETTE[routes.indexOf(r) % PALETTE.length];
   const driverName = (id: number | null) => (id === null ? "no driver" : personName(drivers.get(id)) || drivers.get(id)?.email || `driver ${id}`);
@@ -167,9 +179,32 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
       <div class="layout">
         <aside class="panel" aria-label="Routes and deliveries">
           {focusedRoute ? (
-            <RouteDetail route={focusedRoute} colour={colour(focusedRoute)} driver={driverName(focusedRoute.driver_id)} onBack={() => focus(null)} />
+            <RouteDetail key={focusedRoute.id} api={api} route={focusedRoute} colour={colour(focusedRoute)} drivers={drivers} driverName={driverName} onChanged={scheduleRefresh} onBack={() => focus(null)} />
           ) : (
-            <RouteList routes={dayRoutes} colour={colour} driverName={driverName} onFocus={focus} />
+            <>
+              <div class="filters" role="group" aria-label="Filter routes">
+                <label>
+                  Status
+                  <select value={statusFilter} onChange={(e) => setStatusFilter(e.currentTarget.value)}>
+                    <option value="all">all</option>
+                    {SHOWN_ROUTE_STATUSES.map((s) => (
+                      <option value={String(s)}>{ROUTE_STATUS_LABEL[s]}</option>
+                    ))}
+                  </select>
+                </label>
+                <label>
+                  Driver
+                  <select value={driverFilter} onChange={(e) => setDriverFilter(e.currentTarget.value)}>
+                    <option value="all">all</option>
+                    <option value="none">no driver</option>
+                    {[...drivers.values()].map((d) => (
+                      <option value={String(d.id)}>{driverName(d.id)}</option>
+                    ))}
+                  </select>
+                </label>
+              </div>
+              <RouteList routes={dayRoutes} colour={colour} driverName={driverName} onFocus={focus} />
+            </>
           )}
           <OpenDeliveries api={api} day={day} deliveries={dayOpen} process={process} onProcess={setProcess} />
         </aside>
@@ -210,17 +245,23 @@ function RouteList({ routes, colour, driverName, onFocus }: { routes: Route[]; c
       <ul class="routes" data-testid="route-list">
         {routes.map((r) => {
           const done = r.deliveries.filter(reported).length;
+          const late = r.deliveries.filter(isLate).length;
           return (
             <li key={r.id}>
               <button type="button" class="route-item" data-route-id={r.id} data-status={r.status} onClick={() => onFocus(r.id)}>
                 <span class="swatch" style={{ background: colour(r) }} aria-hidden="true" />
-                <span class="route-name">{r.custom_id || `Route ${r.id}`}</span>
+                <span class="route-name">
+                  {r.custom_id || "Route"} <span class="muted">#{r.id}</span>
+                </span>
                 <span class="route-status">{ROUTE_STATUS_LABEL[r.status]}</span>
                 <span class="route-driver">{driverName(r.driver_id)}</span>
                 <span class="route-progress" aria-label={`${done} of ${r.deliveries.length} stops reported`}>
                   {done}/{r.deliveries.length}
                 </span>
-                <span class="route-time">{span(r.tst_from, r.tst_to)}</span>
+                <span class="route-time">
+                  start {span(r.tst_from, r.tst_to)}
+                  {late > 0 && <strong class="error"> · ⚠ {late} late</strong>}
+                </span>
               </button>
             </li>
           );
@@ -230,22 +271,97 @@ function RouteList({ routes, colour, driverName, onFocus }: { routes: Route[]; c
   );
 }
 
-function RouteDetail({ route, colour, driver, onBack }: { route: Route; colour: string; driver: string; onBack: () => void }) {
+function RouteDetail({
+  api,
+  route,
+  colour,
+  drivers,
+  driverName,
+  onChanged,
+  onBack,
+}: {
+  api: Api;
+  route: Route;
+  colour: string;
+  drivers: Map<number, Driver>;
+  driverName: (id: number | null) => string;
+  onChanged: () => void;
+  onBack: () => void;
+}) {
+  const [driver, setDriver] = useState(route.driver_id === null ? "" : String(route.driver_id));
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState("");
+  const unfinished = route.status < RouteStatus.finished;
+  const act = async (run: () => Promise<unknown>) => {
+    setError("");
+    try {
+      await run();
+      onChanged();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  const assign = (e: Event) => {
+    e.preventDefault();
+    void act(() => api.send("PATCH", `/route/${route.id}`, { driver_id: Number(driver) }));
+  };
   return (
-    <section aria-labelledby="route-title" class="route-detail" data-route-id={route.id}>
+    <section aria-labelledby="route-title" class="route-detail" data-route-id={route.id} data-status={route.status}>
       <button type="button" class="secondary" onClick={onBack}>
         ← All routes
       </button>
       <h2 id="route-title">
-        <span class="swatch" style={{ background: colour }} aria-hidden="true" /> {route.custom_id || `Route ${route.id}`}
+        <span class="swatch" style={{ background: colour }} aria-hidden="true" /> {route.custom_id || "Route"} <span class="muted">#{route.id}</span>
       </h2>
       <p>
-        <span class="route-status">{ROUTE_STATUS_LABEL[route.status]}</span> · {driver} · start {span(route.tst_from, route.tst_to)}
+        <span class="route-status">{ROUTE_STATUS_LABEL[route.status]}</span> · {driverName(route.driver_id)} · start {span(route.tst_from, route.tst_to)}
         {route.distance ? ` · ${(route.distance / 1000).toFixed(1)} km` : ""}
       </p>
+      {unfinished && (
+        <div class="route-actions">
+          <form onSubmit={assign} class="assign">
+            <label>
+              Driver
+              <select value={driver} onChange={(e) => setDriver(e.currentTarget.value)} name="driver_id">
+                <option value="" disabled>
+                  choose a driver
+                </option>
+                {[...drivers.values()]
+                  .filter((d) => d.active)
+                  .map((d) => (
+                    <option value={String(d.id)}>{driverName(d.id)}</option>
+                  ))}
+              </select>
+            </label>
+            <button type="submit" disabled={!driver || driver === String(route.driver_id)}>
+              Assign driver
+            </button>
+          </form>
+          {confirming ? (
+            <p class="confirm" role="group" aria-label="Confirm cancelling the route">
+              Cancel this route? Its open deliveries go back to the list.{" "}
+              <button type="button" onClick={() => act(() => api.send("POST", `/cancelroute/${route.id}`))}>
+                Yes, cancel route
+              </button>{" "}
+              <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+                Keep route
+              </button>
+            </p>
+          ) : (
+            <button type="button" class="secondary danger" onClick={() => setConfirming(true)}>
+              Cancel route…
+            </button>
+          )}
+        </div>
+      )}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
       <ol class="stops" data-testid="route-stops">
         {route.deliveries.map((d) => {
-          const late = d.eta_from && d.pdt_to && d.eta_from > d.pdt_to && !reported(d);
+          const late = isLate(d);
           return (
             <li key={d.id} data-delivery-id={d.id} data-status={d.status}>
               <span class="stop-name">{place(d)}</span>

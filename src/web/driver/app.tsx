@@ -167,7 +167,7 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
             {route.status === RouteStatus.ontheway && (
               <p class="sharing" role="status" data-state={sharing.state}>
                 {sharing.state === "sharing"
-                  ? `📍 Sharing your position${sharing.pending ? ` (${sharing.pending} waiting to be sent)` : ""}`
+                  ? `● Sharing your position${sharing.pending ? ` (${sharing.pending} waiting to be sent)` : ""}`
                   : sharing.state === "denied"
                     ? "Position sharing is blocked: allow location access for this page."
                     : "Waiting for your position…"}

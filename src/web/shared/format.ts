@@ -5,7 +5,7 @@ const timeFmt = new Intl.DateTimeFormat("de-DE", { timeZone: TIME_ZONE, hour: "2
 const dayFmt = new Intl.DateTimeFormat("en-CA", { timeZone: TIME_ZONE, year: "numeric", month: "2-digit", day: "2-digit" });
 
 export const time = (iso: string | null | undefined) => (iso ? timeFmt.format(new Date(iso)) : "–");
-export const span = (from: string | null | undefined, to: string | null | undefined) => (from || to ? `${time(from)}–${time(to)}` : "–");
+export const span = (from: string | null | undefined, to: string | null | undefined) => (from === to ? time(from) : `${time(from)}–${time(to)}`);
 /** `YYYY-MM-DD` of an instant in the company's zone. */
 export const dayOf = (iso: string | Date) => dayFmt.format(typeof iso === "string" ? new Date(iso) : iso);
 
