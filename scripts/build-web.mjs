@@ -11,7 +11,7 @@
  * Prints the gzip size of every file; `--quiet` prints only the total.
  */
 import { build } from "esbuild";
-import { copyFileSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
@@ -19,7 +19,7 @@ const OUT = "dist/web";
 const tileUrl = process.env.MAP_TILE_URL ?? "";
 const tileOrigin = tileUrl ? new URL(tileUrl.replace(/\{[a-z]\}/g, "a")).origin : "";
 
-rmSync(OUT, { recursive: true, force: true });
+// Written over in place, never removed first: a running wrangler dev or vitest pool may be reading it.
 mkdirSync(`${OUT}/app`, { recursive: true });
 
 await build({

@@ -13,10 +13,6 @@ const DEMO = { slug: "demo", email: "dispatcher@demo.example", password: "demo-d
 
 if (!existsSync(".dev.vars")) copyFileSync(".dev.vars.example", ".dev.vars");
 
-// The console and driver pages are static assets: build them before wrangler serves dist/web.
-const web = spawnSync(process.execPath, ["scripts/build-web.mjs"], { stdio: "inherit" });
-if (web.status !== 0) process.exit(web.status ?? 1);
-
 const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local"], { stdio: "inherit", env: { ...process.env, CI: "true" } });
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 
