@@ -5,7 +5,7 @@
  * test-results/browser/.
  */
 import { mkdirSync } from "node:fs";
-import { type Browser, type BrowserContext, type Page, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, type Page, type WebSocketRoute, chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type Service, startService } from "./service";
 
@@ -31,13 +31,16 @@ let openIds: number[];
 let consoleContext: BrowserContext;
 let consolePage: Page;
 const pageErrors: string[] = [];
+/** The console's websocket, passed through Playwright so a test can close it as the server would. */
+let liveSocket: WebSocketRoute | null = null;
+let refuseSockets = false;
 
 /** Collects script errors and CSP violations: a page the policy breaks must fail the test. */
 function watchErrors(page: Page, name: string) {
   page.on("pageerror", (e) => pageErrors.push(`${name}: ${e.message}`));
   page.on("console", (m) => {
-    // GET /currentdriverroute answers 404 when the driver has no next route: the browser logs that answer.
-    if (m.type() === "error" && !/status of 404/.test(m.text())) pageErrors.push(`${name}: ${m.text()}`);
+    // The browser logs failed answers: 404 of GET /currentdriverroute (no next route) and the 403 the expiry test fakes.
+    if (m.type() === "error" && !/status of (403|404)/.test(m.text())) pageErrors.push(`${name}: ${m.text()}`);
   });
 }
 
@@ -93,6 +96,11 @@ describe("dispatcher console", () => {
     consoleContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     consolePage = await consoleContext.newPage();
     watchErrors(consolePage, "console");
+    await consolePage.routeWebSocket(/\/api\/ws/, (ws) => {
+      if (refuseSockets) return ws.close({ code: 1012, reason: "service restarting" });
+      liveSocket = ws;
+      ws.connectToServer();
+    });
     await consolePage.goto(`${service.base}/${service.slug}/console`);
     await logIn(consolePage, DISPATCHER);
     await consolePage.getByLabel("Day").fill(tomorrow);
@@ -165,6 +173,41 @@ describe("dispatcher console", () => {
     await expect.poll(() => consolePage.locator("button.route-item").count()).toBe(2);
     await expect.poll(() => consolePage.locator("path.route-line").count()).toBe(2);
   });
+  it("recovers from a websocket the server closed and shows the change it missed", async () => {
+    const badge = consolePage.locator(".conn");
+    await expect.poll(() => badge.getAttribute("data-state")).toBe("online");
+    refuseSockets = true;
+    liveSocket!.close({ code: 1001, reason: "going away" });
+    await expect.poll(() => badge.getAttribute("data-state")).not.toBe("online");
+    expect(await badge.textContent()).toMatch(/Offline|Connecting/);
+
+    // A change while the console is cut off: no event can reach it.
+    const address = await service.call("POST", "/api/address", { contactcompany: "Kiosk am Park", city: "Berlin", country: "DE", lat: 52.52, lng: 13.41 }, token);
+    await service.call("POST", "/api/delivery", { deliverylocation_id: address.id, custom_id: "B-missed", pdt_from: at(9), pdt_to: at(12), els: 5, load: 1 }, token);
+    const missed = consolePage.locator("[data-testid=open-deliveries]", { hasText: "Kiosk am Park" });
+    expect(await missed.count()).toBe(0);
+
+    refuseSockets = false;
+    await expect.poll(() => badge.getAttribute("data-state"), { timeout: 30_000 }).toBe("online");
+    await expect.poll(() => missed.count()).toBe(1);
+  });
+
+  it("asks for a new login when the service rejects the token, keeping what was typed", async () => {
+    const first = consolePage.locator("[data-testid=open-deliveries] input[type=checkbox]").first();
+    await first.check();
+    await consolePage.getByLabel("Vehicles").fill("3");
+    await consolePage.route(/\/calcroute\//, (r) => r.fulfill({ status: 403, contentType: "application/json", body: JSON.stringify({ code: 403, message: "Invalid or expired token", fields: "" }) }), { times: 1 });
+    await consolePage.getByRole("button", { name: "Optimise 1 delivery" }).click();
+    const dialog = consolePage.locator(".overlay");
+    await expect.poll(() => dialog.count()).toBe(1);
+    expect(await dialog.textContent()).toContain("Your session has expired");
+    await consolePage.screenshot({ path: `${SHOTS}/console-session-expired.png` });
+    await logIn(consolePage, DISPATCHER);
+    await expect.poll(() => dialog.count()).toBe(0);
+    expect(await consolePage.getByLabel("Vehicles").inputValue()).toBe("3");
+    expect(await first.isChecked()).toBe(true);
+    await first.uncheck();
+  });
 });
 
 describe("driver app", () => {
@@ -213,6 +256,10 @@ describe("driver app", () => {
     expect(await item.textContent()).toContain("finished");
     expect(await consolePage.locator(".stop-marker.status-delivered").count()).toBe(stops);
     await consolePage.screenshot({ path: `${SHOTS}/console-finished.png` });
+
+    await page.getByRole("button", { name: "Log out" }).click();
+    await expect.poll(() => page.getByRole("button", { name: "Log in" }).count()).toBe(1);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
     await context.close();
   });
 
