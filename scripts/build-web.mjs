@@ -2,7 +2,7 @@
 /**
  * Builds the dispatcher console and the driver app into Workers static
  * assets (`dist/web`, the `[assets]` directory of wrangler.toml):
- *   app/console.html, app/driver.html   the pages (served at /<slug>/console and /<slug>/driver by _redirects)
+ *   app/console.html, app/driver.html   the pages' HTML shells (served at /<slug>/console and /<slug>/driver by _redirects)
  *   assets/*.js, *.css                  the bundles (esbuild, Preact, Leaflet)
  *   assets/countries-110m.json          the country outlines of the offline map (world-atlas)
  *   _headers                            Content-Security-Policy and friends for every asset
@@ -37,7 +37,26 @@ await build({
   logLevel: "warning",
 });
 
-for (const app of ["console", "driver"]) copyFileSync(`src/web/${app}/index.html`, `${OUT}/app/${app}.html`);
+/** The HTML shell of a page: its stylesheet and module, nothing inline (the CSP allows no inline script or style). */
+const page = (app, title) => `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="theme-color" content="#0072b2">
+  <link rel="icon" href="data:,">
+  <title>${title}</title>
+  <link rel="stylesheet" href="/assets/${app}.css">
+  <script type="module" src="/assets/${app}.js"></script>
+</head>
+<body>
+  <div id="app"></div>
+  <noscript>${title} needs JavaScript.</noscript>
+</body>
+</html>
+`;
+writeFileSync(`${OUT}/app/console.html`, page("console", "Dispatch console"));
+writeFileSync(`${OUT}/app/driver.html`, page("driver", "Driver"));
 copyFileSync("node_modules/world-atlas/countries-110m.json", `${OUT}/assets/countries-110m.json`);
 
 // The company slug is the first path segment; the pages read it from location.

@@ -7,7 +7,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks"
 import type { Api } from "../shared/api";
 import { LiveSocket, type LiveState } from "../shared/live";
 import { ConnectionBadge } from "../shared/shell";
-import { addressLine, dayOf, personName, span, time, zonedIso } from "../shared/format";
+import { addressLine, placeName, dayOf, personName, span, time, zonedIso } from "../shared/format";
 import {
   type Address,
   DELIVERY_STATUS_LABEL,
@@ -48,7 +48,6 @@ interface ProcessView {
 const isLate = (d: Delivery) => !!(d.eta_from && d.pdt_to && d.eta_from > d.pdt_to && !reported(d));
 const reported = (d: Delivery) => d.status === DeliveryStatus.delivered || d.status === DeliveryStatus.undelivered || d.status === DeliveryStatus.cancelled;
 const routeDay = (r: Route) => r.tst_from ?? r.deliveries.find((d) => d.pdt_from)?.pdt_from ?? null;
-const place = (d: Delivery) => d.address?.contactcompany || personName({ firstname: d.address?.contactfirstname ?? null, lastname: d.address?.contactlastname ?? null }) || `Delivery ${d.id}`;
 const lngLat = (p: Point | null | undefined): LngLat | null => (p ? [p.coordinates[0], p.coordinates[1]] : null);
 
 export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
@@ -141,7 +140,7 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
       const stops = r.deliveries
         .map((d, i) => ({ d, n: i + 1, at: lngLat(d.delivery_address ?? d.address?.location) }))
         .filter((s): s is { d: Delivery; n: number; at: LngLat } => s.at !== null)
-        .map(({ d, n, at }) => ({ id: d.id, n, at, status: STATUS_CLASS[d.status] ?? "open", label: `Stop ${n}: ${place(d)} (${DELIVERY_STATUS_LABEL[d.status]})` }));
+        .map(({ d, n, at }) => ({ id: d.id, n, at, status: STATUS_CLASS[d.status] ?? "open", label: `Stop ${n}: ${placeName(d)} (${DELIVERY_STATUS_LABEL[d.status]})` }));
       const line = lines.get(r.id);
       return { id: r.id, color: colour(r), stops, line: line?.length ? line : [...(depotAt ? [depotAt] : []), ...stops.map((s) => s.at)] };
     });
@@ -364,7 +363,7 @@ function RouteDetail({
           const late = isLate(d);
           return (
             <li key={d.id} data-delivery-id={d.id} data-status={d.status}>
-              <span class="stop-name">{place(d)}</span>
+              <span class="stop-name">{placeName(d)}</span>
               <span class="muted">{addressLine(d.address)}</span>
               <span>
                 window {span(d.pdt_from, d.pdt_to)} · ETA {time(d.eta_from)}
@@ -423,7 +422,7 @@ function OpenDeliveries({ api, day, deliveries, process, onProcess }: { api: Api
             <label class="inline">
               <input type="checkbox" checked={selected.has(d.id)} onChange={() => toggle(d.id)} data-delivery-id={d.id} />
               <span>
-                {place(d)} <span class="muted">{span(d.pdt_from, d.pdt_to)}</span>
+                {placeName(d)} <span class="muted">{span(d.pdt_from, d.pdt_to)}</span>
                 {d.status === DeliveryStatus.undelivered && <span class="error"> ✗ not delivered before</span>}
               </span>
             </label>

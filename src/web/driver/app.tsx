@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type Api } from "../shared/api";
 import { LiveSocket, type LiveState } from "../shared/live";
 import { ConnectionBadge } from "../shared/shell";
-import { addressLine, span, time } from "../shared/format";
+import { addressLine, placeName, span, time } from "../shared/format";
 import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, DeliveryStatus, type LiveEvent, ROUTE_STATUS_LABEL, type Route, RouteStatus } from "../shared/types";
 
 const FLUSH_MS = 10_000;
@@ -67,10 +67,9 @@ function usePositionSharing(api: Api, active: boolean) {
   return { state, pending };
 }
 
-const place = (d: Delivery) => d.address?.contactcompany || [d.address?.contactfirstname, d.address?.contactlastname].filter(Boolean).join(" ") || `Delivery ${d.id}`;
 const geoLink = (d: Delivery) => {
   const c = d.delivery_address?.coordinates ?? d.address?.location?.coordinates;
-  return c ? `geo:${c[1]},${c[0]}?q=${c[1]},${c[0]}(${encodeURIComponent(place(d))})` : null;
+  return c ? `geo:${c[1]},${c[0]}?q=${c[1]},${c[0]}(${encodeURIComponent(placeName(d))})` : null;
 };
 
 export function DriverApp({ api, driverId, logout }: { api: Api; driverId: number; logout: () => void }) {
@@ -193,7 +192,7 @@ function Stop({ n, delivery: d, isNext, canReport, busy, onReport }: { n: number
     <li class={`stop${isNext ? " next" : ""}`} data-delivery-id={d.id} data-status={d.status} aria-current={isNext ? "step" : undefined}>
       <div class="stop-head">
         <span class="stop-n">{n}</span>
-        <span class="stop-name">{place(d)}</span>
+        <span class="stop-name">{placeName(d)}</span>
         <span class={`delivery-status status-${d.status}`}>
           {DELIVERY_STATUS_SYMBOL[d.status]} {DELIVERY_STATUS_LABEL[d.status]}
         </span>

@@ -26,3 +26,7 @@ export const addressLine = (a: { street: string | null; housenumber: string | nu
   a ? [[a.street, a.housenumber].filter(Boolean).join(" "), [a.postalcode, a.city].filter(Boolean).join(" ")].filter(Boolean).join(", ") : "";
 
 export const personName = (p: { firstname: string | null; lastname: string | null } | undefined) => (p ? [p.firstname, p.lastname].filter(Boolean).join(" ") : "");
+
+/** What a driver and a dispatcher call a stop: the company, else the contact's name. */
+export const placeName = (d: { id: number; address: { contactcompany: string | null; contactfirstname: string | null; contactlastname: string | null } | null }) =>
+  d.address?.contactcompany || personName({ firstname: d.address?.contactfirstname ?? null, lastname: d.address?.contactlastname ?? null }) || `Delivery ${d.id}`;
