@@ -13,6 +13,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const SHOTS = "test-results/browser";
 const DISPATCHER = { email: "dispatcher@browser.example", password: "dispatcher-password" };
 const DRIVER = { email: "driver@browser.example", password: "driver-password" };
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, permissions: ["geolocation"], geolocation: { latitude: 52.51, longitude: 13.39 } };
 
 const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
 const at = (h: number) => `${tomorrow}T${String(h).padStart(2, "0")}:00:00+01:00`;
@@ -26,6 +27,7 @@ let service: Service;
 let browser: Browser;
 let token: string;
 let driverId: number;
+let activationCode: string;
 let routed: { id: number; driver_id: number | null; deliveries: { id: number }[] }[];
 let openIds: number[];
 let consoleContext: BrowserContext;
@@ -61,6 +63,7 @@ beforeAll(async () => {
   });
   const driver = await service.operator("POST", `/companies/${service.slug}/users`, { usertype: "driver", ...DRIVER, firstname: "Dana", lastname: "Driver" });
   driverId = driver.id;
+  activationCode = driver.code;
   token = (await service.call("POST", "/auth", DISPATCHER)).access_token;
   const ids: number[] = [];
   for (const [i, [name, lng, lat]] of PLACES.entries()) {
@@ -68,15 +71,12 @@ beforeAll(async () => {
     const d = await service.call("POST", "/api/delivery", { deliverylocation_id: address.id, custom_id: `B-${i + 1}`, pdt_from: at(8 + (i % 3) * 2), pdt_to: at(11 + (i % 3) * 2), els: 5, load: 1 }, token);
     ids.push(d.id);
   }
-  // Two tours of three deliveries each (the console assigns the first to the driver); the other four stay open.
+  // Two tours of three deliveries each (the driver is not active yet, so neither gets a driver); the other four stay open.
   routed = [];
   for (const part of [ids.slice(0, 3), ids.slice(3, 6)]) {
     const result = await service.call("POST", "/api/calcroute/optimized/timewindow?async=false&num_vehicles=1", { deliveryids: part }, token);
     routed.push(await service.call("GET", `/api/route/${result.objects[0].id}`, undefined, token));
   }
-  // Activated after routing, so routing assigns no driver by itself.
-  const driverToken = (await service.call("POST", "/auth", DRIVER)).access_token;
-  await service.call("POST", "/api/activatedriver", { code: driver.code, imei: "browser-test-phone" }, driverToken);
   openIds = ids.slice(6);
 }, 240_000);
 
@@ -89,6 +89,21 @@ afterEach(async (ctx) => {
 afterAll(async () => {
   await browser?.close();
   await service?.stop();
+});
+
+describe("driver activation", () => {
+  it("activates the driver's phone with the code from the invitation", async () => {
+    const context = await browser.newContext(PHONE);
+    const page = await context.newPage();
+    watchErrors(page, "driver");
+    await page.goto(`${service.base}/${service.slug}/driver`);
+    await logIn(page, DRIVER);
+    await page.getByLabel("Activation code").fill(activationCode);
+    await page.getByRole("button", { name: "Activate" }).click();
+    await expect.poll(() => page.getByTestId("no-route").count()).toBe(1);
+    expect((await service.call("GET", `/api/driver/${driverId}`, undefined, token)).active).toBe(true);
+    await context.close();
+  });
 });
 
 describe("dispatcher console", () => {
@@ -212,13 +227,7 @@ describe("dispatcher console", () => {
 
 describe("driver app", () => {
   it("accepts, starts, shares positions and reports every stop; the console shows the route finished", async () => {
-    const context = await browser.newContext({
-      viewport: { width: 390, height: 844 },
-      isMobile: true,
-      hasTouch: true,
-      permissions: ["geolocation"],
-      geolocation: { latitude: 52.51, longitude: 13.39 },
-    });
+    const context = await browser.newContext(PHONE);
     const page = await context.newPage();
     watchErrors(page, "driver");
     await page.goto(`${service.base}/${service.slug}/driver`);

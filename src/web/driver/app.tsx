@@ -9,7 +9,7 @@ import { ApiError, type Api } from "../shared/api";
 import { LiveSocket, type LiveState } from "../shared/live";
 import { ConnectionBadge } from "../shared/shell";
 import { addressLine, placeName, span, time } from "../shared/format";
-import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, DeliveryStatus, type LiveEvent, ROUTE_STATUS_LABEL, type Route, RouteStatus } from "../shared/types";
+import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, DeliveryStatus, type Driver, type LiveEvent, ROUTE_STATUS_LABEL, type Route, RouteStatus } from "../shared/types";
 
 const FLUSH_MS = 10_000;
 const BATCH = 20;
@@ -72,6 +72,49 @@ const geoLink = (d: Delivery) => {
   return c ? `geo:${c[1]},${c[0]}?q=${c[1]},${c[0]}(${encodeURIComponent(placeName(d))})` : null;
 };
 
+/** This browser's identifier as the driver's device (`imei` of /activatedriver), kept across logins. */
+function deviceId(): string {
+  let id = localStorage.getItem("dispatch:device");
+  if (!id) {
+    id = crypto.randomUUID();
+    localStorage.setItem("dispatch:device", id);
+  }
+  return id;
+}
+
+/** A new driver activates the phone once with the code from the invitation email. */
+function Activation({ api, onActivated }: { api: Api; onActivated: () => void }) {
+  const [code, setCode] = useState("");
+  const [error, setError] = useState("");
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await api.send("POST", "/activatedriver", { code: code.trim(), imei: deviceId() });
+      onActivated();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  return (
+    <form class="activation" onSubmit={submit} aria-labelledby="activate-title">
+      <h2 id="activate-title">Activate this phone</h2>
+      <p>Enter the activation code from your invitation email. Routes can only be given to activated drivers.</p>
+      <label>
+        Activation code
+        <input value={code} onInput={(e) => setCode(e.currentTarget.value)} autocomplete="one-time-code" required />
+      </label>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <button type="submit" class="big">
+        Activate
+      </button>
+    </form>
+  );
+}
+
 export function DriverApp({ api, driverId, logout }: { api: Api; driverId: number; logout: () => void }) {
   const [route, setRoute] = useState<Route | null>(null);
   const [loading, setLoading] = useState(true);
@@ -79,6 +122,7 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
   const [live, setLive] = useState<LiveState>("connecting");
   const [busy, setBusy] = useState(false);
   const shown = useRef<number | null>(null);
+  const [active, setActive] = useState<boolean | null>(null);
 
   const refresh = useCallback(async () => {
     try {
@@ -98,6 +142,11 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
     } finally {
       setLoading(false);
     }
+  }, [api, driverId]);
+
+  useEffect(() => {
+    // Unreadable: show the route view, whose own calls report what is wrong.
+    api.get<Driver>(`/driver/${driverId}`).then((d) => setActive(d.active), () => undefined);
   }, [api, driverId]);
 
   useEffect(() => {
@@ -141,7 +190,9 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
             {error}
           </p>
         )}
-        {loading ? (
+        {active === false ? (
+          <Activation api={api} onActivated={() => setActive(true)} />
+        ) : loading ? (
           <p>Loading…</p>
         ) : !route ? (
           <p class="empty" data-testid="no-route">
