@@ -359,11 +359,13 @@ function RouteDetail({
         </p>
       )}
       <ol class="stops" data-testid="route-stops">
-        {route.deliveries.map((d) => {
+        {route.deliveries.map((d, i) => {
           const late = isLate(d);
           return (
             <li key={d.id} data-delivery-id={d.id} data-status={d.status}>
-              <span class="stop-name">{placeName(d)}</span>
+              <span class="stop-name">
+                {i + 1}. {placeName(d)}
+              </span>
               <span class="muted">{addressLine(d.address)}</span>
               <span>
                 window {span(d.pdt_from, d.pdt_to)} · ETA {time(d.eta_from)}
