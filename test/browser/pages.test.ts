@@ -52,6 +52,16 @@ async function logIn(page: Page, who: { email: string; password: string }) {
   await page.getByRole("button", { name: "Log in" }).click();
 }
 
+/** The driver app on an emulated phone (with a position), logged in. */
+async function driverOnPhone() {
+  const context = await browser.newContext(PHONE);
+  const page = await context.newPage();
+  watchErrors(page, "driver");
+  await page.goto(`${service.base}/${service.slug}/driver`);
+  await logIn(page, DRIVER);
+  return { context, page };
+}
+
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
   [service, browser] = await Promise.all([startService("browser"), chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })]);
@@ -93,11 +103,7 @@ afterAll(async () => {
 
 describe("driver activation", () => {
   it("activates the driver's phone with the code from the invitation", async () => {
-    const context = await browser.newContext(PHONE);
-    const page = await context.newPage();
-    watchErrors(page, "driver");
-    await page.goto(`${service.base}/${service.slug}/driver`);
-    await logIn(page, DRIVER);
+    const { context, page } = await driverOnPhone();
     await page.getByLabel("Activation code").fill(activationCode);
     await page.getByRole("button", { name: "Activate" }).click();
     await expect.poll(() => page.getByTestId("no-route").count()).toBe(1);
@@ -227,11 +233,7 @@ describe("dispatcher console", () => {
 
 describe("driver app", () => {
   it("accepts, starts, shares positions and reports every stop; the console shows the route finished", async () => {
-    const context = await browser.newContext(PHONE);
-    const page = await context.newPage();
-    watchErrors(page, "driver");
-    await page.goto(`${service.base}/${service.slug}/driver`);
-    await logIn(page, DRIVER);
+    const { context, page } = await driverOnPhone();
     const route = page.locator(`section[data-route-id="${routed[0].id}"]`);
     await expect.poll(() => route.getAttribute("data-status")).toBe("1");
     await page.screenshot({ path: `${SHOTS}/driver-assigned.png`, fullPage: true });
