@@ -1,8 +1,9 @@
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
-// Two projects: the solver is a pure library tested under Node; everything
-// else runs inside workerd with the bindings of wrangler.toml.
+// Three projects: the solver is a pure library tested under Node; the pages
+// run in headless Chromium against a local `wrangler dev` (test/browser);
+// everything else runs inside workerd with the bindings of wrangler.toml.
 export default defineConfig({
   test: {
     // One access line per request would drown the output; tests that need log lines spy on the console.
@@ -14,6 +15,17 @@ export default defineConfig({
           include: ["test/solver/**/*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: "browser",
+          include: ["test/browser/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 90_000,
+          hookTimeout: 300_000,
+          // Pages react to events within moments; a busy 2-core CI box needs headroom.
+          expect: { poll: { timeout: 15_000, interval: 100 } },
         },
       },
       {
@@ -37,7 +49,7 @@ export default defineConfig({
         test: {
           name: "worker",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/solver/**"],
+          exclude: ["test/solver/**", "test/browser/**"],
           setupFiles: ["./test/setup.ts"],
           testTimeout: 30_000,
         },

@@ -49,6 +49,8 @@ async function seedDemo() {
   Dispatch service running at ${BASE}
   API reference:   ${BASE}/docs   (OpenAPI: ${BASE}/openapi.json)
   Demo company:    ${BASE}/${DEMO.slug}
+  Console:         ${BASE}/${DEMO.slug}/console   (dispatcher login below)
+  Driver app:      ${BASE}/${DEMO.slug}/driver    (driver login below)
   Dispatcher:      ${DEMO.email} / ${DEMO.password}
   Token:           curl -s -X POST ${BASE}/${DEMO.slug}/auth -H 'content-type: application/json' -d '{"email":"${DEMO.email}","password":"${DEMO.password}"}'
   Driver:          driver@demo.example / demo-driver (activation code in the outbox)

@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+/**
+ * Builds the dispatcher console and the driver app into Workers static
+ * assets (`dist/web`, the `[assets]` directory of wrangler.toml):
+ *   app/console.html, app/driver.html   the pages' HTML shells (served at /<slug>/console and /<slug>/driver by _redirects)
+ *   assets/*.js, *.css                  the bundles (esbuild, Preact, Leaflet)
+ *   assets/countries-110m.json          the country outlines of the offline map (world-atlas)
+ *   _headers                            Content-Security-Policy and friends for every asset
+ * `MAP_TILE_URL` (e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png) switches raster
+ * tiles on and allows their origin in the CSP; without it the pages load nothing from elsewhere.
+ * Prints the gzip size of every file; `--quiet` prints only the total.
+ */
+import { build } from "esbuild";
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+
+const OUT = "dist/web";
+const tileUrl = process.env.MAP_TILE_URL ?? "";
+const tileOrigin = tileUrl ? new URL(tileUrl.replace(/\{[a-z]\}/g, "a")).origin : "";
+
+// Written over in place, never removed first: a running wrangler dev or vitest pool may be reading it.
+mkdirSync(`${OUT}/app`, { recursive: true });
+
+await build({
+  entryPoints: { console: "src/web/console/main.tsx", driver: "src/web/driver/main.tsx" },
+  outdir: `${OUT}/assets`,
+  bundle: true,
+  minify: true,
+  format: "esm",
+  target: "es2022",
+  jsx: "automatic",
+  jsxImportSource: "preact",
+  loader: { ".png": "file", ".svg": "file" },
+  define: { MAP_TILE_URL: JSON.stringify(tileUrl) },
+  legalComments: "linked",
+  logLevel: "warning",
+});
+
+/** The HTML shell of a page: its stylesheet and module, nothing inline (the CSP allows no inline script or style). */
+const page = (app, title) => `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta name="theme-color" content="#0072b2">
+  <link rel="icon" href="data:,">
+  <title>${title}</title>
+  <link rel="stylesheet" href="/assets/${app}.css">
+  <script type="module" src="/assets/${app}.js"></script>
+</head>
+<body>
+  <div id="app"></div>
+  <noscript>${title} needs JavaScript.</noscript>
+</body>
+</html>
+`;
+writeFileSync(`${OUT}/app/console.html`, page("console", "Dispatch console"));
+writeFileSync(`${OUT}/app/driver.html`, page("driver", "Driver"));
+copyFileSync("node_modules/world-atlas/countries-110m.json", `${OUT}/assets/countries-110m.json`);
+
+// The company slug is the first path segment; the pages read it from location.
+writeFileSync(`${OUT}/_redirects`, "/:slug/console /app/console 200\n/:slug/driver /app/driver 200\n");
+const csp = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  `img-src 'self' data:${tileOrigin ? ` ${tileOrigin}` : ""}`,
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+writeFileSync(
+  `${OUT}/_headers`,
+  `/*\n  Content-Security-Policy: ${csp}\n  X-Content-Type-Options: nosniff\n  Referrer-Policy: no-referrer\n  Permissions-Policy: geolocation=(self), camera=(), microphone=()\n`,
+);
+
+const files = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
+const sizes = files(OUT)
+  .filter((f) => /\.(js|css|html|json)$/.test(f))
+  .map((f) => ({ file: f.slice(OUT.length + 1), bytes: statSync(f).size, gzip: gzipSync(readFileSync(f), { level: 9 }).length }));
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+if (!process.argv.includes("--quiet")) for (const s of sizes) console.log(`${s.file.padEnd(32)} ${kb(s.bytes).padStart(10)} ${kb(s.gzip).padStart(10)} gzip`);
+console.log(`web build: ${sizes.length} files in ${OUT}, ${kb(sizes.reduce((a, s) => a + s.gzip, 0))} gzip`);

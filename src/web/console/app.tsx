@@ -1,0 +1,470 @@
+/**
+ * The dispatcher console: the day's routes on a map and in a list, the open
+ * deliveries, optimisation with live progress, live driver positions. Only
+ * the public API and the websocket are used.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import type { Api } from "../shared/api";
+import { LiveSocket, type LiveState } from "../shared/live";
+import { ConnectionBadge } from "../shared/shell";
+import { addressLine, placeName, dayOf, personName, span, time, zonedIso } from "../shared/format";
+import {
+  type Address,
+  DELIVERY_STATUS_LABEL,
+  DELIVERY_STATUS_SYMBOL,
+  type Delivery,
+  DeliveryStatus,
+  type Driver,
+  type LiveEvent,
+  type Point,
+  ROUTE_STATUS_LABEL,
+  type Route,
+  type RouteMetadata,
+  RouteStatus,
+} from "../shared/types";
+import { DispatchMap, type LngLat, type MapRoute } from "./map";
+
+/** Okabe–Ito: distinguishable with the common colour-vision deficiencies (yellow last: weakest on white). */
+export const PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#F0E442"];
+
+const SHOWN_ROUTE_STATUSES: number[] = [RouteStatus.new, RouteStatus.assigned, RouteStatus.accepted, RouteStatus.ontheway, RouteStatus.finished];
+const OPEN_DELIVERY_STATUSES = [DeliveryStatus.none, DeliveryStatus.undelivered];
+const PROCESS_ACTIONS = ["import_deliveries", "cluster_deliveries", "routing", "final"];
+const STATUS_CLASS: Record<number, string> = { 0: "open", 1: "planned", 2: "delivered", 3: "undelivered", 4: "cancelled" };
+
+interface Position {
+  at: LngLat;
+  timestamp: string;
+}
+
+interface ProcessView {
+  id: string;
+  progress: number;
+  step: string;
+  status: "running" | "finished" | "failed";
+  error?: string;
+}
+
+const isLate = (d: Delivery) => !!(d.eta_from && d.pdt_to && d.eta_from > d.pdt_to && !reported(d));
+const reported = (d: Delivery) => d.status === DeliveryStatus.delivered || d.status === DeliveryStatus.undelivered || d.status === DeliveryStatus.cancelled;
+const routeDay = (r: Route) => r.tst_from ?? r.deliveries.find((d) => d.pdt_from)?.pdt_from ?? null;
+const lngLat = (p: Point | null | undefined): LngLat | null => (p ? [p.coordinates[0], p.coordinates[1]] : null);
+
+export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
+  const [day, setDay] = useState(() => dayOf(new Date()));
+  const [routes, setRoutes] = useState<Route[]>([]);
+  const [lines, setLines] = useState<Map<number, LngLat[]>>(new Map());
+  const [open, setOpen] = useState<Delivery[]>([]);
+  const [drivers, setDrivers] = useState<Map<number, Driver>>(new Map());
+  const [positions, setPositions] = useState<Map<number, Position>>(new Map());
+  const [depot, setDepot] = useState<Address | null>(null);
+  const [focused, setFocused] = useState<number | null>(null);
+  const [statusFilter, setStatusFilter] = useState("all");
+  const [driverFilter, setDriverFilter] = useState("all");
+  const [live, setLive] = useState<LiveState>("connecting");
+  const [error, setError] = useState("");
+  const [process, setProcess] = useState<ProcessView | null>(null);
+  const mapEl = useRef<HTMLDivElement>(null);
+  const map = useRef<DispatchMap | null>(null);
+
+  const refresh = useCallback(async () => {
+    try {
+      const q = { filters: [{ name: "status", op: "in", val: SHOWN_ROUTE_STATUSES }], order_by: [{ field: "id", direction: "asc" }] };
+      const [rs, metas, ds, drv, pos] = await Promise.all([
+        api.list<Route>("/route", q),
+        api.list<RouteMetadata>("/routemetadata", q, { routestring: true }),
+        api.list<Delivery>("/delivery", { filters: [{ name: "status", op: "in", val: OPEN_DELIVERY_STATUSES }], order_by: [{ field: "pdt_from", direction: "asc" }] }),
+        api.list<Driver>("/driver", {}),
+        api.list<{ driver_id: number; position: Point; timestamp: string }>("/driverposition", {}),
+      ]);
+      setRoutes(rs);
+      setLines(new Map(metas.map((m) => [m.id, m.routestring?.coordinates ?? []])));
+      setOpen(ds);
+      setDrivers(new Map(drv.map((d) => [d.id, d])));
+      setPositions(new Map(pos.map((p) => [p.driver_id, { at: lngLat(p.position)!, timestamp: p.timestamp }])));
+      setError("");
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  }, [api]);
+
+  // Several events in a burst (a routing result, a finished route) cause one refetch.
+  const pending = useRef<number | undefined>(undefined);
+  const scheduleRefresh = useCallback(() => {
+    window.clearTimeout(pending.current);
+    pending.current = window.setTimeout(() => void refresh(), 250);
+  }, [refresh]);
+
+  const onEvent = useCallback(
+    (e: LiveEvent) => {
+      if (e.type === "driverposition") {
+        const at = lngLat(e.position);
+        if (at) setPositions((prev) => new Map(prev).set(e.driver_id, { at, timestamp: e.timestamp }));
+      } else if (e.type === "process") {
+        setProcess((prev) => (prev && prev.id === e.process_id ? processUpdate(prev, e) : prev));
+        if (e.action === "final" && e.status === "finished") scheduleRefresh();
+      } else if (e.type === "route" || e.type === "delivery" || e.type === "eta") scheduleRefresh();
+    },
+    [scheduleRefresh],
+  );
+
+  useEffect(() => {
+    void refresh();
+    api.get<Address>("/companyaddress").then(setDepot, () => setDepot(null));
+    const socket = new LiveSocket(api.token, onEvent, setLive, () => void refresh());
+    return () => socket.close();
+  }, [api, refresh, onEvent]);
+
+  useEffect(() => {
+    if (mapEl.current && !map.current) map.current = new DispatchMap(mapEl.current);
+  }, []);
+
+  const dayRoutes = useMemo(
+    () =>
+      routes.filter(
+        (r) =>
+          (!routeDay(r) || dayOf(routeDay(r)!) === day) &&
+          (statusFilter === "all" || String(r.status) === statusFilter) &&
+          (driverFilter === "all" || String(r.driver_id ?? "none") === driverFilter),
+      ),
+    [routes, day, statusFilter, driverFilter],
+  );
+  const dayOpen = useMemo(() => open.filter((d) => !d.pdt_from || dayOf(d.pdt_from) === day), [open, day]);
+  const colour = (r: Route) => PALETTE[routes.indexOf(r) % PALETTE.length];
+  const driverName = (id: number | null) => (id === null ? "no driver" : personName(drivers.get(id)) || drivers.get(id)?.email || `driver ${id}`);
+
+  useEffect(() => {
+    const depotAt = lngLat(depot?.location);
+    map.current?.setDepot(depotAt);
+    const mapRoutes: MapRoute[] = dayRoutes.map((r) => {
+      const stops = r.deliveries
+        .map((d, i) => ({ d, n: i + 1, at: lngLat(d.delivery_address ?? d.address?.location) }))
+        .filter((s): s is { d: Delivery; n: number; at: LngLat } => s.at !== null)
+        .map(({ d, n, at }) => ({ id: d.id, n, at, status: STATUS_CLASS[d.status] ?? "open", label: `Stop ${n}: ${placeName(d)} (${DELIVERY_STATUS_LABEL[d.status]})` }));
+      const line = lines.get(r.id);
+      return { id: r.id, color: colour(r), stops, line: line?.length ? line : [...(depotAt ? [depotAt] : []), ...stops.map((s) => s.at)] };
+    });
+    map.current?.setRoutes(mapRoutes, focused);
+  }, [dayRoutes, lines, focused, depot]);
+
+  useEffect(() => {
+    for (const [id, p] of positions) map.current?.setDriver(id, driverName(id), p.at, p.timestamp);
+  }, [positions, drivers]);
+
+  const focus = (id: number | null) => {
+    setFocused(id);
+    if (id !== null) map.current?.focus(id);
+    else map.current?.fitAll();
+  };
+  const focusedRoute = dayRoutes.find((r) => r.id === focused) ?? null;
+
+  return (
+    <div class="console">
+      <header class="topbar">
+        <h1>Dispatch console</h1>
+        <label class="inline">
+          Day <input type="date" value={day} onInput={(e) => setDay(e.currentTarget.value)} name="day" />
+        </label>
+        <ConnectionBadge state={live} />
+        <button type="button" class="secondary" onClick={logout}>
+          Log out
+        </button>
+      </header>
+      {error && (
+        <p role="alert" class="error banner">
+          {error}
+        </p>
+      )}
+      <div class="layout">
+        <aside class="panel" aria-label="Routes and deliveries">
+          {focusedRoute ? (
+            <RouteDetail key={focusedRoute.id} api={api} route={focusedRoute} colour={colour(focusedRoute)} drivers={drivers} driverName={driverName} onChanged={scheduleRefresh} onBack={() => focus(null)} />
+          ) : (
+            <>
+              <div class="filters" role="group" aria-label="Filter routes">
+                <label>
+                  Status
+                  <select value={statusFilter} onChange={(e) => setStatusFilter(e.currentTarget.value)}>
+                    <option value="all">all</option>
+                    {SHOWN_ROUTE_STATUSES.map((s) => (
+                      <option value={String(s)}>{ROUTE_STATUS_LABEL[s]}</option>
+                    ))}
+                  </select>
+                </label>
+                <label>
+                  Driver
+                  <select value={driverFilter} onChange={(e) => setDriverFilter(e.currentTarget.value)}>
+                    <option value="all">all</option>
+                    <option value="none">no driver</option>
+                    {[...drivers.values()].map((d) => (
+                      <option value={String(d.id)}>{driverName(d.id)}</option>
+                    ))}
+                  </select>
+                </label>
+              </div>
+              <RouteList routes={dayRoutes} colour={colour} driverName={driverName} onFocus={focus} />
+            </>
+          )}
+          <OpenDeliveries api={api} day={day} deliveries={dayOpen} process={process} onProcess={setProcess} />
+        </aside>
+        <div class="map" ref={mapEl} role="region" aria-label="Map of routes, stops and drivers" />
+      </div>
+    </div>
+  );
+}
+
+function processUpdate(prev: ProcessView, e: Extract<LiveEvent, { type: "process" }>): ProcessView {
+  let progress = 0;
+  try {
+    progress = Number(JSON.parse(e.meta).progress) || 0;
+  } catch {
+    // meta without progress
+  }
+  const index = Math.max(0, PROCESS_ACTIONS.indexOf(e.action));
+  const done = e.status === "finished" || e.status === "skipped";
+  const overall = Math.max(prev.progress, (index + (done ? 1 : progress)) / PROCESS_ACTIONS.length);
+  if (e.status === "failed") {
+    let error = "Routing failed";
+    try {
+      error = String(JSON.parse(e.meta).error ?? error);
+    } catch {
+      // keep the generic message
+    }
+    return { ...prev, status: "failed", error, step: e.action };
+  }
+  const finished = e.action === "final" && e.status === "finished";
+  return { ...prev, progress: finished ? 1 : overall, step: e.action, status: finished ? "finished" : "running" };
+}
+
+function RouteList({ routes, colour, driverName, onFocus }: { routes: Route[]; colour: (r: Route) => string; driverName: (id: number | null) => string; onFocus: (id: number) => void }) {
+  return (
+    <section aria-labelledby="routes-title">
+      <h2 id="routes-title">Routes ({routes.length})</h2>
+      {routes.length === 0 && <p class="muted">No routes on this day.</p>}
+      <ul class="routes" data-testid="route-list">
+        {routes.map((r) => {
+          const done = r.deliveries.filter(reported).length;
+          const late = r.deliveries.filter(isLate).length;
+          return (
+            <li key={r.id}>
+              <button type="button" class="route-item" data-route-id={r.id} data-status={r.status} onClick={() => onFocus(r.id)}>
+                <span class="swatch" style={{ background: colour(r) }} aria-hidden="true" />
+                <span class="route-name">
+                  {r.custom_id || "Route"} <span class="muted">#{r.id}</span>
+                </span>
+                <span class="route-status">{ROUTE_STATUS_LABEL[r.status]}</span>
+                <span class="route-driver">{driverName(r.driver_id)}</span>
+                <span class="route-progress" aria-label={`${done} of ${r.deliveries.length} stops reported`}>
+                  {done}/{r.deliveries.length}
+                </span>
+                <span class="route-time">
+                  start {span(r.tst_from, r.tst_to)}
+                  {late > 0 && <strong class="error"> · ⚠ {late} late</strong>}
+                </span>
+              </button>
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}
+
+function RouteDetail({
+  api,
+  route,
+  colour,
+  drivers,
+  driverName,
+  onChanged,
+  onBack,
+}: {
+  api: Api;
+  route: Route;
+  colour: string;
+  drivers: Map<number, Driver>;
+  driverName: (id: number | null) => string;
+  onChanged: () => void;
+  onBack: () => void;
+}) {
+  const [driver, setDriver] = useState(route.driver_id === null ? "" : String(route.driver_id));
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState("");
+  const unfinished = route.status < RouteStatus.finished;
+  const act = async (run: () => Promise<unknown>) => {
+    setError("");
+    try {
+      await run();
+      onChanged();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  const assign = (e: Event) => {
+    e.preventDefault();
+    void act(() => api.send("PATCH", `/route/${route.id}`, { driver_id: Number(driver) }));
+  };
+  return (
+    <section aria-labelledby="route-title" class="route-detail" data-route-id={route.id} data-status={route.status}>
+      <button type="button" class="secondary" onClick={onBack}>
+        ← All routes
+      </button>
+      <h2 id="route-title">
+        <span class="swatch" style={{ background: colour }} aria-hidden="true" /> {route.custom_id || "Route"} <span class="muted">#{route.id}</span>
+      </h2>
+      <p>
+        <span class="route-status">{ROUTE_STATUS_LABEL[route.status]}</span> · {driverName(route.driver_id)} · start {span(route.tst_from, route.tst_to)}
+        {route.distance ? ` · ${(route.distance / 1000).toFixed(1)} km` : ""}
+      </p>
+      {unfinished && (
+        <div class="route-actions">
+          <form onSubmit={assign} class="assign">
+            <label>
+              Driver
+              <select value={driver} onChange={(e) => setDriver(e.currentTarget.value)} name="driver_id">
+                <option value="" disabled>
+                  choose a driver
+                </option>
+                {[...drivers.values()]
+                  .filter((d) => d.active)
+                  .map((d) => (
+                    <option value={String(d.id)}>{driverName(d.id)}</option>
+                  ))}
+              </select>
+            </label>
+            <button type="submit" disabled={!driver || driver === String(route.driver_id)}>
+              Assign driver
+            </button>
+          </form>
+          {confirming ? (
+            <p class="confirm" role="group" aria-label="Confirm cancelling the route">
+              Cancel this route? Its open deliveries go back to the list.{" "}
+              <button type="button" onClick={() => act(() => api.send("POST", `/cancelroute/${route.id}`))}>
+                Yes, cancel route
+              </button>{" "}
+              <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+                Keep route
+              </button>
+            </p>
+          ) : (
+            <button type="button" class="secondary danger" onClick={() => setConfirming(true)}>
+              Cancel route…
+            </button>
+          )}
+        </div>
+      )}
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <ol class="stops" data-testid="route-stops">
+        {route.deliveries.map((d, i) => {
+          const late = isLate(d);
+          return (
+            <li key={d.id} data-delivery-id={d.id} data-status={d.status}>
+              <span class="stop-name">
+                {i + 1}. {placeName(d)}
+              </span>
+              <span class="muted">{addressLine(d.address)}</span>
+              <span>
+                window {span(d.pdt_from, d.pdt_to)} · ETA {time(d.eta_from)}
+                {late && <strong class="error"> · late</strong>}
+              </span>
+              <span class={`delivery-status status-${STATUS_CLASS[d.status]}`}>
+                {DELIVERY_STATUS_SYMBOL[d.status]} {DELIVERY_STATUS_LABEL[d.status]}
+              </span>
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}
+
+function OpenDeliveries({ api, day, deliveries, process, onProcess }: { api: Api; day: string; deliveries: Delivery[]; process: ProcessView | null; onProcess: (p: ProcessView | null) => void }) {
+  const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [vehicles, setVehicles] = useState(2);
+  const [start, setStart] = useState("08:00");
+  const [roundtrip, setRoundtrip] = useState(true);
+  const [error, setError] = useState("");
+  const ids = deliveries.map((d) => d.id).filter((id) => selected.has(id));
+  const toggle = (id: number) => setSelected((prev) => (prev.has(id) ? new Set([...prev].filter((x) => x !== id)) : new Set(prev).add(id)));
+  const allSelected = deliveries.length > 0 && ids.length === deliveries.length;
+  const running = process?.status === "running";
+
+  const optimise = async (e: Event) => {
+    e.preventDefault();
+    setError("");
+    try {
+      const res = await api.send<{ process_id: string }>(
+        "POST",
+        "/calcroute/optimized/timewindow",
+        { deliveryids: ids, start_time: zonedIso(day, start) },
+        { num_vehicles: vehicles, roundtrip },
+      );
+      onProcess({ id: res.process_id, progress: 0, step: "import_deliveries", status: "running" });
+      setSelected(new Set());
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  return (
+    <section aria-labelledby="open-title">
+      <h2 id="open-title">Open deliveries ({deliveries.length})</h2>
+      {deliveries.length > 0 && (
+        <label class="inline">
+          <input type="checkbox" checked={allSelected} onChange={() => setSelected(allSelected ? new Set() : new Set(deliveries.map((d) => d.id)))} /> Select all
+        </label>
+      )}
+      <ul class="open-deliveries" data-testid="open-deliveries">
+        {deliveries.map((d) => (
+          <li key={d.id}>
+            <label class="inline">
+              <input type="checkbox" checked={selected.has(d.id)} onChange={() => toggle(d.id)} data-delivery-id={d.id} />
+              <span>
+                {placeName(d)} <span class="muted">{span(d.pdt_from, d.pdt_to)}</span>
+                {d.status === DeliveryStatus.undelivered && <span class="error"> ✗ not delivered before</span>}
+              </span>
+            </label>
+          </li>
+        ))}
+      </ul>
+      <form class="optimise" onSubmit={optimise} aria-label="Optimise the selected deliveries">
+        <label>
+          Vehicles
+          <input type="number" min={1} max={50} value={vehicles} onInput={(e) => setVehicles(Number(e.currentTarget.value))} name="num_vehicles" />
+        </label>
+        <label>
+          Start time
+          <input type="time" value={start} onInput={(e) => setStart(e.currentTarget.value)} name="start_time" />
+        </label>
+        <label class="inline">
+          <input type="checkbox" checked={roundtrip} onChange={(e) => setRoundtrip(e.currentTarget.checked)} name="roundtrip" /> Round trip
+        </label>
+        <button type="submit" disabled={ids.length === 0 || running}>
+          Optimise {ids.length} {ids.length === 1 ? "delivery" : "deliveries"}
+        </button>
+      </form>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {process && (
+        <div class="process" data-status={process.status}>
+          <label>
+            {process.status === "finished" ? "Optimisation finished" : process.status === "failed" ? "Optimisation failed" : `Optimising: ${process.step.replace("_", " ")}`}
+            <progress max={1} value={process.progress} aria-valuetext={`${Math.round(process.progress * 100)} %`} />
+          </label>
+          {process.error && (
+            <p role="alert" class="error">
+              {process.error}
+            </p>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,122 @@
+/**
+ * The console's map (Leaflet, SVG renderer: no GPU needed). Without a tile
+ * URL it draws on a plain background with a light outline of the countries
+ * (world-atlas, served as a static asset); `MAP_TILE_URL` at build time
+ * switches raster tiles on.
+ */
+import L from "leaflet";
+import { feature } from "topojson-client";
+
+declare const MAP_TILE_URL: string;
+
+export type LngLat = [number, number];
+
+export interface MapStop {
+  id: number;
+  n: number;
+  at: LngLat;
+  status: string;
+  label: string;
+}
+
+export interface MapRoute {
+  id: number;
+  color: string;
+  line: LngLat[];
+  stops: MapStop[];
+}
+
+const toLatLng = ([lng, lat]: LngLat): L.LatLngExpression => [lat, lng];
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+export class DispatchMap {
+  private readonly map: L.Map;
+  private readonly routes = L.layerGroup();
+  private readonly drivers = new Map<number, L.Marker>();
+  private depot: L.Marker | null = null;
+  private bounds: Map<number, L.LatLngBounds> = new Map();
+  private fitted = false;
+
+  constructor(el: HTMLElement) {
+    this.map = L.map(el, { zoomControl: true, attributionControl: !!MAP_TILE_URL, keyboard: true }).setView([51.2, 10.4], 6);
+    if (MAP_TILE_URL) L.tileLayer(MAP_TILE_URL, { maxZoom: 19, attribution: "Map data © OpenStreetMap contributors" }).addTo(this.map);
+    else void this.drawOutline();
+    this.routes.addTo(this.map);
+  }
+
+  private async drawOutline() {
+    const res = await fetch("/assets/countries-110m.json");
+    if (!res.ok) return;
+    const topo = (await res.json()) as { objects: { countries: unknown } };
+    L.geoJSON(feature(topo, topo.objects.countries), { interactive: false, style: { className: "country-outline", color: "#9aa3ad", weight: 1, fillColor: "#ffffff", fillOpacity: 1 } })
+      .addTo(this.map)
+      .bringToBack();
+  }
+
+  setDepot(at: LngLat | null) {
+    this.depot?.remove();
+    this.depot = at
+      ? L.marker(toLatLng(at), { icon: L.divIcon({ className: "depot-marker", html: "<span>D</span>", iconSize: [26, 26] }), title: "Depot", keyboard: false }).addTo(this.map)
+      : null;
+  }
+
+  /** Redraws every route: its line and its numbered stops (status as symbol and text, not colour alone). */
+  setRoutes(routes: MapRoute[], focused: number | null) {
+    this.routes.clearLayers();
+    this.bounds.clear();
+    for (const r of routes) {
+      const dim = focused !== null && focused !== r.id;
+      const line = L.polyline(r.line.map(toLatLng), { color: r.color, weight: focused === r.id ? 6 : 4, opacity: dim ? 0.3 : 0.9, className: `route-line route-${r.id}` });
+      line.addTo(this.routes);
+      const b = line.getBounds();
+      for (const s of r.stops) {
+        b.extend(toLatLng(s.at));
+        const icon = L.divIcon({
+          className: `stop-marker status-${s.status}${dim ? " dim" : ""}`,
+          html: `<span data-route="${r.id}" data-delivery="${s.id}">${s.n}</span>`,
+          iconSize: [24, 24],
+        });
+        const marker = L.marker(toLatLng(s.at), { icon, title: s.label, alt: s.label, keyboard: false }).addTo(this.routes);
+        // Through the DOM, not a style attribute: the pages' CSP allows no inline styles.
+        const ring = marker.getElement()?.firstElementChild as HTMLElement | null;
+        if (ring) ring.style.borderColor = r.color;
+      }
+      if (b.isValid()) this.bounds.set(r.id, b);
+    }
+    if (!this.fitted && this.bounds.size) {
+      this.fitted = true;
+      this.fitAll();
+    }
+  }
+
+  fitAll() {
+    const all = [...this.bounds.values()].reduce<L.LatLngBounds | null>((acc, b) => (acc ? acc.extend(b) : L.latLngBounds(b.getSouthWest(), b.getNorthEast())), null);
+    if (all) this.map.fitBounds(all, { padding: [30, 30] });
+  }
+
+  focus(routeId: number) {
+    const b = this.bounds.get(routeId);
+    if (b) this.map.fitBounds(b, { padding: [40, 40] });
+  }
+
+  /** Moves (or places) a driver's marker; the element carries its position for tests and assistive tools. */
+  setDriver(driverId: number, name: string, at: LngLat, timestamp: string) {
+    let marker = this.drivers.get(driverId);
+    const initials = name.split(/\s+/).map((w) => w[0] ?? "").join("").slice(0, 2).toUpperCase() || "?";
+    if (!marker) {
+      marker = L.marker(toLatLng(at), {
+        icon: L.divIcon({ className: "driver-marker", html: `<span>${escapeHtml(initials)}</span>`, iconSize: [30, 30] }),
+        title: `Driver ${name}`,
+        keyboard: false,
+        zIndexOffset: 1000,
+      }).addTo(this.map);
+      this.drivers.set(driverId, marker);
+    } else marker.setLatLng(toLatLng(at));
+    const el = marker.getElement();
+    if (el) {
+      el.dataset.driverId = String(driverId);
+      el.dataset.lnglat = `${at[0].toFixed(5)},${at[1].toFixed(5)}`;
+      el.dataset.timestamp = timestamp;
+    }
+  }
+}

@@ -1,0 +1,277 @@
+/**
+ * The driver's phone page: the current route (`/currentdriverroute`), accept
+ * and start it, stops in order, report each one; while the route is on the
+ * way the phone's positions go to `/drivertracking` in batches (kept while
+ * offline and sent later with their original timestamps).
+ */
+import { useCallback, useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, type Api } from "../shared/api";
+import { LiveSocket, type LiveState } from "../shared/live";
+import { ConnectionBadge } from "../shared/shell";
+import { addressLine, placeName, span, time } from "../shared/format";
+import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, DeliveryStatus, type Driver, type LiveEvent, ROUTE_STATUS_LABEL, type Route, RouteStatus } from "../shared/types";
+
+const FLUSH_MS = 10_000;
+const BATCH = 20;
+
+interface Fix {
+  timestamp: string;
+  position: { type: "Point"; coordinates: [number, number] };
+}
+
+/** Positions from `watchPosition`, posted in batches; failed posts stay buffered. */
+function usePositionSharing(api: Api, active: boolean) {
+  const buffer = useRef<Fix[]>([]);
+  const [pending, setPending] = useState(0);
+  const [state, setState] = useState<"off" | "sharing" | "denied">("off");
+
+  const flush = useCallback(async () => {
+    const batch = buffer.current.slice(0, BATCH);
+    if (!batch.length) return;
+    try {
+      await api.send("POST", "/drivertracking", batch);
+      buffer.current = buffer.current.slice(batch.length);
+    } catch {
+      // Offline or refused: keep the positions and try again later.
+    }
+    setPending(buffer.current.length);
+  }, [api]);
+
+  useEffect(() => {
+    if (!active || !("geolocation" in navigator)) return;
+    let first = true;
+    const watch = navigator.geolocation.watchPosition(
+      (p) => {
+        setState("sharing");
+        buffer.current.push({ timestamp: new Date(p.timestamp).toISOString(), position: { type: "Point", coordinates: [p.coords.longitude, p.coords.latitude] } });
+        setPending(buffer.current.length);
+        // The first fix goes out at once so the dispatcher sees the driver immediately.
+        if (first || buffer.current.length >= BATCH) void flush();
+        first = false;
+      },
+      () => setState("denied"),
+      { enableHighAccuracy: true, maximumAge: 5_000 },
+    );
+    const timer = window.setInterval(() => void flush(), FLUSH_MS);
+    const online = () => void flush();
+    window.addEventListener("online", online);
+    return () => {
+      navigator.geolocation.clearWatch(watch);
+      window.clearInterval(timer);
+      window.removeEventListener("online", online);
+      void flush();
+      setState("off");
+    };
+  }, [active, flush]);
+
+  return { state, pending };
+}
+
+const geoLink = (d: Delivery) => {
+  const c = d.delivery_address?.coordinates ?? d.address?.location?.coordinates;
+  return c ? `geo:${c[1]},${c[0]}?q=${c[1]},${c[0]}(${encodeURIComponent(placeName(d))})` : null;
+};
+
+/** This browser's identifier as the driver's device (`imei` of /activatedriver), kept across logins. */
+function deviceId(): string {
+  let id = localStorage.getItem("dispatch:device");
+  if (!id) {
+    id = crypto.randomUUID();
+    localStorage.setItem("dispatch:device", id);
+  }
+  return id;
+}
+
+/** A new driver activates the phone once with the code from the invitation email. */
+function Activation({ api, onActivated }: { api: Api; onActivated: () => void }) {
+  const [code, setCode] = useState("");
+  const [error, setError] = useState("");
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await api.send("POST", "/activatedriver", { code: code.trim(), imei: deviceId() });
+      onActivated();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    }
+  };
+  return (
+    <form class="activation" onSubmit={submit} aria-labelledby="activate-title">
+      <h2 id="activate-title">Activate this phone</h2>
+      <p>Enter the activation code from your invitation email. Routes can only be given to activated drivers.</p>
+      <label>
+        Activation code
+        <input value={code} onInput={(e) => setCode(e.currentTarget.value)} autocomplete="one-time-code" required />
+      </label>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      <button type="submit" class="big">
+        Activate
+      </button>
+    </form>
+  );
+}
+
+export function DriverApp({ api, driverId, logout }: { api: Api; driverId: number; logout: () => void }) {
+  const [route, setRoute] = useState<Route | null>(null);
+  const [loading, setLoading] = useState(true);
+  const [error, setError] = useState("");
+  const [live, setLive] = useState<LiveState>("connecting");
+  const [busy, setBusy] = useState(false);
+  const shown = useRef<number | null>(null);
+  const [active, setActive] = useState<boolean | null>(null);
+
+  const refresh = useCallback(async () => {
+    try {
+      const ref = await api.get<{ route_id: number; status: number }>(`/currentdriverroute/${driverId}`).catch((err: unknown) => {
+        if (err instanceof ApiError && err.status === 404) return null;
+        throw err;
+      });
+      // A route just finished stays on screen (with its summary) until the next one arrives.
+      const id = ref?.route_id ?? shown.current;
+      const next = id ? await api.get<Route>(`/route/${id}`) : null;
+      const keep = next && (ref || next.status === RouteStatus.finished) ? next : null;
+      shown.current = keep?.id ?? null;
+      setRoute(keep);
+      setError("");
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setLoading(false);
+    }
+  }, [api, driverId]);
+
+  useEffect(() => {
+    // Unreadable: show the route view, whose own calls report what is wrong.
+    api.get<Driver>(`/driver/${driverId}`).then((d) => setActive(d.active), () => undefined);
+  }, [api, driverId]);
+
+  useEffect(() => {
+    void refresh();
+    const onEvent = (e: LiveEvent) => {
+      if (e.type === "route" || e.type === "delivery" || e.type === "eta") void refresh();
+    };
+    const socket = new LiveSocket(api.token, onEvent, setLive, () => void refresh());
+    return () => socket.close();
+  }, [api, refresh]);
+
+  const sharing = usePositionSharing(api, route?.status === RouteStatus.ontheway);
+
+  const act = async (run: () => Promise<unknown>) => {
+    setBusy(true);
+    try {
+      await run();
+      await refresh();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const setStatus = (status: number) => act(() => api.send("POST", `/setroutestatus/${route!.id}`, { status }));
+
+  const next = route?.deliveries.find((d) => d.status === DeliveryStatus.routed) ?? null;
+
+  return (
+    <div class="driver">
+      <header class="topbar">
+        <h1>My route</h1>
+        <ConnectionBadge state={live} />
+        <button type="button" class="secondary" onClick={logout}>
+          Log out
+        </button>
+      </header>
+      <main>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+        {active === false ? (
+          <Activation api={api} onActivated={() => setActive(true)} />
+        ) : loading ? (
+          <p>Loading…</p>
+        ) : !route ? (
+          <p class="empty" data-testid="no-route">
+            No route assigned to you right now. New routes appear here by themselves.
+          </p>
+        ) : (
+          <section aria-labelledby="route-title" data-route-id={route.id} data-status={route.status}>
+            <h2 id="route-title">{route.custom_id || `Route ${route.id}`}</h2>
+            <p>
+              Status: <strong class="route-status">{ROUTE_STATUS_LABEL[route.status]}</strong> · start {span(route.tst_from, route.tst_to)} · {route.deliveries.length} stops
+            </p>
+            {route.status === RouteStatus.assigned && (
+              <button type="button" class="big" disabled={busy} onClick={() => setStatus(RouteStatus.accepted)}>
+                Accept route
+              </button>
+            )}
+            {route.status === RouteStatus.accepted && (
+              <button type="button" class="big" disabled={busy} onClick={() => setStatus(RouteStatus.ontheway)}>
+                Start route
+              </button>
+            )}
+            {route.status === RouteStatus.ontheway && (
+              <p class="sharing" role="status" data-state={sharing.state}>
+                {sharing.state === "sharing"
+                  ? `● Sharing your position${sharing.pending ? ` (${sharing.pending} waiting to be sent)` : ""}`
+                  : sharing.state === "denied"
+                    ? "Position sharing is blocked: allow location access for this page."
+                    : "Waiting for your position…"}
+              </p>
+            )}
+            {route.status === RouteStatus.finished && <p class="done">✓ Route finished. Thank you!</p>}
+            <ol class="stops">
+              {route.deliveries.map((d, i) => (
+                <Stop key={d.id} n={i + 1} delivery={d} isNext={d === next} canReport={route.status === RouteStatus.ontheway && d.status === DeliveryStatus.routed} busy={busy} onReport={(status, notes) => act(() => api.send("POST", `/deliverydone/${d.id}`, { status, drivernotes: notes || undefined }))} />
+              ))}
+            </ol>
+          </section>
+        )}
+      </main>
+    </div>
+  );
+}
+
+function Stop({ n, delivery: d, isNext, canReport, busy, onReport }: { n: number; delivery: Delivery; isNext: boolean; canReport: boolean; busy: boolean; onReport: (status: "delivered" | "undelivered", notes: string) => void }) {
+  const [notes, setNotes] = useState("");
+  const link = geoLink(d);
+  return (
+    <li class={`stop${isNext ? " next" : ""}`} data-delivery-id={d.id} data-status={d.status} aria-current={isNext ? "step" : undefined}>
+      <div class="stop-head">
+        <span class="stop-n">{n}</span>
+        <span class="stop-name">{placeName(d)}</span>
+        <span class={`delivery-status status-${d.status}`}>
+          {DELIVERY_STATUS_SYMBOL[d.status]} {DELIVERY_STATUS_LABEL[d.status]}
+        </span>
+      </div>
+      <p class="muted">{addressLine(d.address)}</p>
+      <p>
+        Window {span(d.pdt_from, d.pdt_to)} · ETA {time(d.eta_from)}
+      </p>
+      {d.notes && <p class="notes">Note: {d.notes}</p>}
+      {link && (
+        <a href={link} class="navigate">
+          Open in maps
+        </a>
+      )}
+      {canReport && (
+        <div class="report">
+          <label>
+            Notes for stop {n}
+            <input value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />
+          </label>
+          <button type="button" disabled={busy} onClick={() => onReport("delivered", notes)}>
+            ✓ Delivered
+          </button>
+          <button type="button" class="secondary" disabled={busy} onClick={() => onReport("undelivered", notes)}>
+            ✗ Not delivered
+          </button>
+        </div>
+      )}
+    </li>
+  );
+}

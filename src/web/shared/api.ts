@@ -1,0 +1,66 @@
+/** The public HTTP API of the company, as the pages call it. */
+import type { ListEnvelope } from "./types";
+import { slug } from "./session";
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Raised by every call once the token is rejected: the page asks for a new login. */
+export class SessionExpired extends ApiError {}
+
+export interface Api {
+  /** Also the websocket's credential. */
+  readonly token: string;
+  get<T>(path: string, query?: Record<string, unknown>): Promise<T>;
+  send<T>(method: "POST" | "PATCH" | "DELETE", path: string, body?: unknown, query?: Record<string, unknown>): Promise<T>;
+  list<T>(path: string, q: object, query?: Record<string, unknown>): Promise<T[]>;
+}
+
+const queryString = (query: Record<string, unknown> = {}) => {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) if (v !== undefined) params.set(k, typeof v === "object" ? JSON.stringify(v) : String(v));
+  const s = params.toString();
+  return s ? `?${s}` : "";
+};
+
+async function call<T>(method: string, url: string, token: string | null, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (token) headers.authorization = `JWT ${token}`;
+  if (body !== undefined) headers["content-type"] = "application/json";
+  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  const data = text ? JSON.parse(text) : null;
+  if (res.ok) return data as T;
+  const message = (data && typeof data.message === "string" && data.message) || `${res.status} ${res.statusText}`;
+  if (res.status === 403 && token && /token|authori[sz]ation/i.test(message)) throw new SessionExpired(403, message);
+  throw new ApiError(res.status, message);
+}
+
+/** `POST /<slug>/auth`: the access token for email and password. */
+export const login = (email: string, password: string) => call<{ access_token: string }>("POST", `/${slug}/auth`, null, { email, password });
+
+/** Calls under `/<slug>/api` with `Authorization: JWT <token>`. */
+export function createApi(token: string): Api {
+  const base = `/${slug}/api`;
+  const api: Api = {
+    token,
+    get: (path, query) => call("GET", `${base}${path}${queryString(query)}`, token),
+    send: (method, path, body, query) => call(method, `${base}${path}${queryString(query)}`, token, body),
+    /** Every page of a list (the service caps pages at 100). */
+    async list<T>(path: string, q: object, query: Record<string, unknown> = {}) {
+      const out: T[] = [];
+      for (let page = 1; ; page++) {
+        const env = await api.get<ListEnvelope<T>>(path, { ...query, q, page, results_per_page: 100 });
+        out.push(...env.objects);
+        if (page >= env.total_pages) return out;
+      }
+    },
+  };
+  return api;
+}

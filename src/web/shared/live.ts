@@ -1,0 +1,67 @@
+/**
+ * The company's websocket (`/<slug>/api/ws?access_token=`; browsers cannot
+ * set headers on a websocket, so the token travels in the upgrade URL).
+ * Reconnects with exponential backoff after a drop and asks the page to
+ * re-sync (refetch) on every (re)connect, so no missed event is lost.
+ */
+import type { LiveEvent } from "./types";
+import { slug } from "./session";
+
+export type LiveState = "connecting" | "online" | "offline";
+
+const PING_MS = 25_000;
+const MAX_BACKOFF_MS = 15_000;
+
+export class LiveSocket {
+  private ws: WebSocket | null = null;
+  private attempts = 0;
+  private timer: number | undefined;
+  private ping: number | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly token: string,
+    private readonly onEvent: (event: LiveEvent) => void,
+    private readonly onState: (state: LiveState) => void,
+    /** Called after each successful (re)connect: refetch what may have been missed. */
+    private readonly onSync: () => void,
+  ) {
+    this.connect();
+  }
+
+  private connect() {
+    this.onState("connecting");
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${scheme}://${location.host}/${slug}/api/ws?access_token=${encodeURIComponent(this.token)}`);
+    this.ws = ws;
+    ws.onopen = () => {
+      const reconnect = this.attempts > 0;
+      this.attempts = 0;
+      this.onState("online");
+      this.ping = window.setInterval(() => ws.readyState === WebSocket.OPEN && ws.send('{"type":"ping"}'), PING_MS);
+      if (reconnect) this.onSync();
+    };
+    ws.onmessage = (m) => {
+      try {
+        this.onEvent(JSON.parse(String(m.data)) as LiveEvent);
+      } catch {
+        // Not JSON: not an event of this protocol.
+      }
+    };
+    ws.onclose = () => {
+      window.clearInterval(this.ping);
+      if (this.stopped) return;
+      this.onState("offline");
+      // 0.5 s, 1 s, 2 s, ... up to 15 s, with jitter so many consoles do not reconnect at once.
+      const delay = Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.attempts++) * (0.75 + Math.random() * 0.5);
+      this.timer = window.setTimeout(() => this.connect(), delay);
+    };
+  }
+
+  close() {
+    this.stopped = true;
+    window.clearTimeout(this.timer);
+    window.clearInterval(this.ping);
+    this.ws?.close();
+  }
+}

@@ -1,0 +1,280 @@
+/**
+ * The dispatcher console and the driver app in a real browser (Debian's
+ * headless Chromium driven by playwright-core) against a local `wrangler dev`
+ * serving the built static assets and the Worker. Screenshots land in
+ * test-results/browser/.
+ */
+import { mkdirSync } from "node:fs";
+import { type Browser, type BrowserContext, type Page, type WebSocketRoute, chromium } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { type Service, startService } from "./service";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const SHOTS = "test-results/browser";
+const DISPATCHER = { email: "dispatcher@browser.example", password: "dispatcher-password" };
+const DRIVER = { email: "driver@browser.example", password: "driver-password" };
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, permissions: ["geolocation"], geolocation: { latitude: 52.51, longitude: 13.39 } };
+
+const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+const at = (h: number) => `${tomorrow}T${String(h).padStart(2, "0")}:00:00+01:00`;
+const PLACES: [string, number, number][] = [
+  ["Café Lindner", 13.4188, 52.4986], ["Buchhandlung Kiez", 13.4326, 52.5451], ["Praxis Dr. Weber", 13.3298, 52.5047], ["Blumen Schulz", 13.4541, 52.5127],
+  ["Bäckerei Hoffmann", 13.3777, 52.4871], ["Apotheke am Markt", 13.2871, 52.5368], ["Weinhandel Vogel", 13.4699, 52.4795], ["Atelier Braun", 13.4102, 52.5298],
+  ["Schreinerei Koch", 13.3501, 52.5593], ["Feinkost Richter", 13.3142, 52.4788],
+];
+
+let service: Service;
+let browser: Browser;
+let token: string;
+let driverId: number;
+let activationCode: string;
+let routed: { id: number; driver_id: number | null; deliveries: { id: number }[] }[];
+let openIds: number[];
+let consoleContext: BrowserContext;
+let consolePage: Page;
+const pageErrors: string[] = [];
+/** The console's websocket, passed through Playwright so a test can close it as the server would. */
+let liveSocket: WebSocketRoute | null = null;
+let refuseSockets = false;
+
+/** Collects script errors and CSP violations: a page the policy breaks must fail the test. */
+function watchErrors(page: Page, name: string) {
+  page.on("pageerror", (e) => pageErrors.push(`${name}: ${e.message}`));
+  page.on("console", (m) => {
+    // The browser logs failed answers: 404 of GET /currentdriverroute (no next route) and the 403 the expiry test fakes.
+    if (m.type() === "error" && !/status of (403|404)/.test(m.text())) pageErrors.push(`${name}: ${m.text()}`);
+  });
+}
+
+async function logIn(page: Page, who: { email: string; password: string }) {
+  await page.getByLabel("Email").fill(who.email);
+  await page.getByLabel("Password").fill(who.password);
+  await page.getByRole("button", { name: "Log in" }).click();
+}
+
+/** The driver app on an emulated phone (with a position), logged in. */
+async function driverOnPhone() {
+  const context = await browser.newContext(PHONE);
+  const page = await context.newPage();
+  watchErrors(page, "driver");
+  await page.goto(`${service.base}/${service.slug}/driver`);
+  await logIn(page, DRIVER);
+  return { context, page };
+}
+
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  [service, browser] = await Promise.all([startService("browser"), chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })]);
+  await service.operator("POST", "/companies", {
+    slug: service.slug,
+    companyname: "Browser Logistics",
+    depot: { city: "Berlin", country: "DE", lat: 52.5317, lng: 13.3849 },
+    dispatcher: { ...DISPATCHER, firstname: "Dora", lastname: "Dispatcher" },
+  });
+  const driver = await service.operator("POST", `/companies/${service.slug}/users`, { usertype: "driver", ...DRIVER, firstname: "Dana", lastname: "Driver" });
+  driverId = driver.id;
+  activationCode = driver.code;
+  token = (await service.call("POST", "/auth", DISPATCHER)).access_token;
+  const ids: number[] = [];
+  for (const [i, [name, lng, lat]] of PLACES.entries()) {
+    const address = await service.call("POST", "/api/address", { contactcompany: name, city: "Berlin", country: "DE", lat, lng }, token);
+    const d = await service.call("POST", "/api/delivery", { deliverylocation_id: address.id, custom_id: `B-${i + 1}`, pdt_from: at(8 + (i % 3) * 2), pdt_to: at(11 + (i % 3) * 2), els: 5, load: 1 }, token);
+    ids.push(d.id);
+  }
+  // Two tours of three deliveries each (the driver is not active yet, so neither gets a driver); the other four stay open.
+  routed = [];
+  for (const part of [ids.slice(0, 3), ids.slice(3, 6)]) {
+    const result = await service.call("POST", "/api/calcroute/optimized/timewindow?async=false&num_vehicles=1", { deliveryids: part }, token);
+    routed.push(await service.call("GET", `/api/route/${result.objects[0].id}`, undefined, token));
+  }
+  openIds = ids.slice(6);
+}, 240_000);
+
+// A failing step leaves a picture of every open page.
+afterEach(async (ctx) => {
+  if (ctx.task.result?.state !== "fail") return;
+  for (const [i, page] of browser.contexts().flatMap((c) => c.pages()).entries()) await page.screenshot({ path: `${SHOTS}/failed-${ctx.task.name.slice(0, 30).replace(/\W+/g, "-")}-${i}.png` });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.stop();
+});
+
+describe("driver activation", () => {
+  it("activates the driver's phone with the code from the invitation", async () => {
+    const { context, page } = await driverOnPhone();
+    await page.getByLabel("Activation code").fill(activationCode);
+    await page.getByRole("button", { name: "Activate" }).click();
+    await expect.poll(() => page.getByTestId("no-route").count()).toBe(1);
+    expect((await service.call("GET", `/api/driver/${driverId}`, undefined, token)).active).toBe(true);
+    await context.close();
+  });
+});
+
+describe("dispatcher console", () => {
+  it("logs in, draws the seeded routes with numbered stops, lists a route's stops in order and assigns its driver", async () => {
+    consoleContext = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    consolePage = await consoleContext.newPage();
+    watchErrors(consolePage, "console");
+    await consolePage.routeWebSocket(/\/api\/ws/, (ws) => {
+      if (refuseSockets) return ws.close({ code: 1012, reason: "service restarting" });
+      liveSocket = ws;
+      ws.connectToServer();
+    });
+    await consolePage.goto(`${service.base}/${service.slug}/console`);
+    await logIn(consolePage, DISPATCHER);
+    await consolePage.getByLabel("Day").fill(tomorrow);
+
+    const items = consolePage.locator("button.route-item");
+    await expect.poll(() => items.count()).toBe(2);
+    // Each route drawn as an SVG line, its stops as numbered markers, the depot as one.
+    await expect.poll(() => consolePage.locator("path.route-line").count()).toBe(2);
+    await expect.poll(() => consolePage.locator(".stop-marker").count()).toBe(6);
+    expect(await consolePage.locator(".depot-marker").count()).toBe(1);
+    // The offline background: the world-atlas country outlines (about 170 shapes).
+    await expect.poll(() => consolePage.locator("path.country-outline").count()).toBeGreaterThan(100);
+    await expect.poll(() => consolePage.getByRole("status").filter({ hasText: "Live" }).count()).toBe(1);
+    expect(await items.first().textContent()).toContain("no driver");
+    expect(await items.first().textContent()).toContain("0/3");
+
+    await items.first().click();
+    const stops = consolePage.locator("[data-testid=route-stops] li");
+    const order = await stops.evaluateAll((lis) => lis.map((li) => Number((li as HTMLElement).dataset.deliveryId)));
+    expect(order).toEqual(routed[0].deliveries.map((d) => d.id));
+    expect(await stops.first().textContent()).toMatch(/window \d\d:\d\d–\d\d:\d\d/);
+
+    await consolePage.getByRole("combobox", { name: /^Driver/ }).selectOption({ label: "Dana Driver" });
+    await consolePage.getByRole("button", { name: "Assign driver" }).click();
+    const detail = consolePage.locator(`section.route-detail[data-route-id="${routed[0].id}"]`);
+    await expect.poll(() => detail.getAttribute("data-status")).toBe("1");
+    expect(await detail.textContent()).toContain("assigned · Dana Driver");
+    await consolePage.screenshot({ path: `${SHOTS}/console-route.png` });
+
+    await consolePage.getByRole("button", { name: "← All routes" }).click();
+    await consolePage.getByLabel("Status").selectOption({ label: "assigned" });
+    await expect.poll(() => items.count()).toBe(1);
+    expect(await items.first().getAttribute("data-route-id")).toBe(String(routed[0].id));
+    await consolePage.getByLabel("Status").selectOption({ label: "all" });
+    await expect.poll(() => items.count()).toBe(2);
+  });
+
+  it("moves the driver's marker when a position is posted through the API, without reload", async () => {
+    const marker = consolePage.locator(`.driver-marker[data-driver-id="${driverId}"]`);
+    await service.call("POST", "/api/drivertracking", { driver_id: driverId, position: { type: "Point", coordinates: [13.4, 52.52] } }, token);
+    await expect.poll(() => marker.getAttribute("data-lnglat")).toBe("13.40000,52.52000");
+    const before = await marker.boundingBox();
+    await service.call("POST", "/api/drivertracking", { driver_id: driverId, position: { type: "Point", coordinates: [13.43, 52.5] } }, token);
+    await expect.poll(() => marker.getAttribute("data-lnglat")).toBe("13.43000,52.50000");
+    const after = await marker.boundingBox();
+    expect(after!.x).toBeGreaterThan(before!.x);
+    expect(after!.y).toBeGreaterThan(before!.y);
+  });
+
+  it("optimises selected open deliveries with a progress bar, the new tour appears without reload and can be cancelled", async () => {
+    const open = consolePage.locator("[data-testid=open-deliveries] input[type=checkbox]");
+    await expect.poll(() => open.count()).toBe(openIds.length);
+    await consolePage.getByLabel("Select all").check();
+    await consolePage.getByLabel("Vehicles").fill("1");
+    await consolePage.getByRole("button", { name: `Optimise ${openIds.length} deliveries` }).click();
+    const progress = consolePage.locator(".process progress");
+    await expect.poll(() => progress.count()).toBe(1);
+    await expect.poll(() => consolePage.locator(".process").getAttribute("data-status"), { timeout: 30_000 }).toBe("finished");
+    expect(await progress.evaluate((p) => (p as HTMLProgressElement).value)).toBe(1);
+    await expect.poll(() => consolePage.locator("button.route-item").count()).toBe(3);
+    await expect.poll(() => consolePage.locator("path.route-line").count()).toBe(3);
+    await expect.poll(() => open.count()).toBe(0);
+    await consolePage.screenshot({ path: `${SHOTS}/console-optimised.png` });
+
+    // Cancelling the new tour (after a confirmation) returns its deliveries to the open list.
+    await consolePage.locator("button.route-item").last().click();
+    await consolePage.getByRole("button", { name: "Cancel route…" }).click();
+    await consolePage.getByRole("button", { name: "Yes, cancel route" }).click();
+    await expect.poll(() => open.count()).toBe(openIds.length);
+    await expect.poll(() => consolePage.locator("button.route-item").count()).toBe(2);
+    await expect.poll(() => consolePage.locator("path.route-line").count()).toBe(2);
+  });
+  it("recovers from a websocket the server closed and shows the change it missed", async () => {
+    const badge = consolePage.locator(".conn");
+    await expect.poll(() => badge.getAttribute("data-state")).toBe("online");
+    refuseSockets = true;
+    liveSocket!.close({ code: 1001, reason: "going away" });
+    await expect.poll(() => badge.getAttribute("data-state")).not.toBe("online");
+    expect(await badge.textContent()).toMatch(/Offline|Connecting/);
+
+    // A change while the console is cut off: no event can reach it.
+    const address = await service.call("POST", "/api/address", { contactcompany: "Kiosk am Park", city: "Berlin", country: "DE", lat: 52.52, lng: 13.41 }, token);
+    await service.call("POST", "/api/delivery", { deliverylocation_id: address.id, custom_id: "B-missed", pdt_from: at(9), pdt_to: at(12), els: 5, load: 1 }, token);
+    const missed = consolePage.locator("[data-testid=open-deliveries]", { hasText: "Kiosk am Park" });
+    expect(await missed.count()).toBe(0);
+
+    refuseSockets = false;
+    await expect.poll(() => badge.getAttribute("data-state"), { timeout: 30_000 }).toBe("online");
+    await expect.poll(() => missed.count()).toBe(1);
+  });
+
+  it("asks for a new login when the service rejects the token, keeping what was typed", async () => {
+    const first = consolePage.locator("[data-testid=open-deliveries] input[type=checkbox]").first();
+    await first.check();
+    await consolePage.getByLabel("Vehicles").fill("3");
+    await consolePage.route(/\/calcroute\//, (r) => r.fulfill({ status: 403, contentType: "application/json", body: JSON.stringify({ code: 403, message: "Invalid or expired token", fields: "" }) }), { times: 1 });
+    await consolePage.getByRole("button", { name: "Optimise 1 delivery" }).click();
+    const dialog = consolePage.locator(".overlay");
+    await expect.poll(() => dialog.count()).toBe(1);
+    expect(await dialog.textContent()).toContain("Your session has expired");
+    await consolePage.screenshot({ path: `${SHOTS}/console-session-expired.png` });
+    await logIn(consolePage, DISPATCHER);
+    await expect.poll(() => dialog.count()).toBe(0);
+    expect(await consolePage.getByLabel("Vehicles").inputValue()).toBe("3");
+    expect(await first.isChecked()).toBe(true);
+    await first.uncheck();
+  });
+});
+
+describe("driver app", () => {
+  it("accepts, starts, shares positions and reports every stop; the console shows the route finished", async () => {
+    const { context, page } = await driverOnPhone();
+    const route = page.locator(`section[data-route-id="${routed[0].id}"]`);
+    await expect.poll(() => route.getAttribute("data-status")).toBe("1");
+    await page.screenshot({ path: `${SHOTS}/driver-assigned.png`, fullPage: true });
+
+    await page.getByRole("button", { name: "Accept route" }).click();
+    await expect.poll(() => route.getAttribute("data-status")).toBe("2");
+    await page.getByRole("button", { name: "Start route" }).click();
+    await expect.poll(() => route.getAttribute("data-status")).toBe("3");
+
+    // The emulated phone position reaches the console through /drivertracking and the websocket.
+    await expect.poll(() => page.locator(".sharing").getAttribute("data-state")).toBe("sharing");
+    const marker = consolePage.locator(`.driver-marker[data-driver-id="${driverId}"]`);
+    await expect.poll(() => marker.getAttribute("data-lnglat")).toBe("13.39000,52.51000");
+    expect(await page.locator("a.navigate").first().getAttribute("href")).toMatch(/^geo:52\.\d+,13\.\d+\?q=/);
+    await page.screenshot({ path: `${SHOTS}/driver-on-the-way.png`, fullPage: true });
+
+    const stops = routed[0].deliveries.length;
+    for (let i = 0; i < stops; i++) {
+      const delivered = page.getByRole("button", { name: "✓ Delivered" }).first();
+      await delivered.click();
+      await expect.poll(() => page.locator('li.stop[data-status="2"]').count()).toBe(i + 1);
+    }
+    await expect.poll(() => route.getAttribute("data-status")).toBe("4");
+    expect(await page.locator(".done").textContent()).toContain("Route finished");
+    await page.screenshot({ path: `${SHOTS}/driver-finished.png`, fullPage: true });
+
+    // The console, never reloaded, shows the route finished with every stop reported.
+    const item = consolePage.locator(`button.route-item[data-route-id="${routed[0].id}"]`);
+    await expect.poll(() => item.getAttribute("data-status")).toBe("4");
+    expect(await item.textContent()).toContain(`${stops}/${stops}`);
+    expect(await item.textContent()).toContain("finished");
+    expect(await consolePage.locator(".stop-marker.status-delivered").count()).toBe(stops);
+    await consolePage.screenshot({ path: `${SHOTS}/console-finished.png` });
+
+    await page.getByRole("button", { name: "Log out" }).click();
+    await expect.poll(() => page.getByRole("button", { name: "Log in" }).count()).toBe(1);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await context.close();
+  });
+
+  it("ran without script errors or Content-Security-Policy violations", () => {
+    expect(pageErrors).toEqual([]);
+  });
+});

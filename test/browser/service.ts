@@ -1,0 +1,91 @@
+/**
+ * A local service for the browser tests: fresh D1/DO state in a temporary
+ * directory, migrations applied, `wrangler dev` (with the built static
+ * assets of dist/web) on a free port, and a company seeded through the
+ * operator and public API, as scripts/dev.mjs does.
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const OPERATOR_TOKEN = "browser-test-operator-token";
+const JWT_SECRET = "browser-test-jwt-secret-0123456789abcdef0123456789";
+
+export interface Service {
+  base: string;
+  slug: string;
+  stop(): Promise<void>;
+  /** A call to the public API (`/<slug>/api...`) or `/<slug>/auth`; throws on a non-2xx answer. */
+  call<T = any>(method: string, path: string, body?: unknown, token?: string): Promise<T>;
+  operator<T = any>(method: string, path: string, body?: unknown): Promise<T>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+export async function startService(slug: string): Promise<Service> {
+  const state = mkdtempSync(join(tmpdir(), "dispatch-browser-"));
+  const env = { ...process.env, CI: "true", NO_COLOR: "1" };
+  const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { env, encoding: "utf8" });
+  if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stderr}${migrate.stdout}`);
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const vars = { JWT_SECRET, OPERATOR_TOKEN, ROUTING_TIME_BUDGET_MS: "1000" };
+  const dev: ChildProcess = spawn(
+    "npx",
+    ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`])],
+    { env, stdio: ["ignore", "pipe", "pipe"], detached: true },
+  );
+  let log = "";
+  dev.stdout!.on("data", (d) => (log += d));
+  dev.stderr!.on("data", (d) => (log += d));
+
+  const stop = async () => {
+    if (dev.exitCode === null) {
+      const exited = new Promise((r) => dev.once("exit", r));
+      process.kill(-dev.pid!, "SIGTERM");
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+    }
+    rmSync(state, { recursive: true, force: true });
+  };
+
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${base}/openapi.json`)).ok) break;
+    } catch {
+      // not up yet
+    }
+    if (i > 240 || dev.exitCode !== null) {
+      await stop();
+      throw new Error(`wrangler dev did not come up:\n${log}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+
+  const request = async (method: string, url: string, authorization: string | undefined, body: unknown) => {
+    const res = await fetch(url, {
+      method,
+      headers: { ...(body === undefined ? {} : { "content-type": "application/json" }), ...(authorization ? { authorization } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${text}`);
+    return text ? JSON.parse(text) : null;
+  };
+  return {
+    base,
+    slug,
+    stop,
+    call: (method, path, body, token) => request(method, `${base}/${slug}${path}`, token ? `JWT ${token}` : undefined, body),
+    operator: (method, path, body) => request(method, `${base}/_operator${path}`, `Bearer ${OPERATOR_TOKEN}`, body),
+  };
+}
