@@ -166,9 +166,9 @@ describe("dispatcher console", () => {
     const before = await marker.boundingBox();
     await service.call("POST", "/api/drivertracking", { driver_id: driverId, position: { type: "Point", coordinates: [13.43, 52.5] } }, token);
     await expect.poll(() => marker.getAttribute("data-lnglat")).toBe("13.43000,52.50000");
-    const after = await marker.boundingBox();
-    expect(after!.x).toBeGreaterThan(before!.x);
-    expect(after!.y).toBeGreaterThan(before!.y);
+    // The marker is drawn a frame after its data changed: wait for the picture, not only the attribute.
+    await expect.poll(async () => (await marker.boundingBox())!.x).toBeGreaterThan(before!.x);
+    expect((await marker.boundingBox())!.y).toBeGreaterThan(before!.y);
   });
 
   it("optimises selected open deliveries with a progress bar, the new tour appears without reload and can be cancelled", async () => {
@@ -276,5 +276,53 @@ describe("driver app", () => {
 
   it("ran without script errors or Content-Security-Policy violations", () => {
     expect(pageErrors).toEqual([]);
+  });
+});
+
+describe("customer tracking page", () => {
+  it("shows a phone the ETA, the driver's position after it was posted, the proof after delivery, and a friendly page for a wrong link", async () => {
+    const route = routed[1];
+    const driverToken = (await service.call("POST", "/auth", DRIVER)).access_token;
+    await service.call("PATCH", `/api/route/${route.id}`, { driver_id: driverId }, token);
+    await service.call("POST", `/api/setroutestatus/${route.id}`, { status: 2 }, driverToken);
+    const started = await service.call("PATCH", `/api/route/${route.id}`, { status: 3 }, driverToken);
+    const stops: { id: number }[] = started.deliveries;
+    const target = stops[stops.length - 1];
+    const { link } = await service.call("POST", `/api/delivery/${target.id}/trackinglink`, undefined, token);
+    expect(link).toMatch(new RegExp(`^${service.base}/${service.slug}/t/[A-Za-z0-9_-]{32}$`));
+
+    const context = await browser.newContext({ viewport: PHONE.viewport, isMobile: true });
+    const page = await context.newPage();
+    watchErrors(page, "tracking");
+    const position = (lng: number, lat: number) => service.call("POST", "/api/drivertracking", { driver_id: driverId, position: { type: "Point", coordinates: [lng, lat] } }, driverToken);
+    await position(13.3, 52.45);
+    await page.goto(link);
+    expect(await page.locator("[data-state]").getAttribute("data-state")).toBe("on_the_way");
+    expect(await page.locator("[data-eta]").textContent()).toMatch(/^Voraussichtlich am .+ zwischen \d\d:\d\d und \d\d:\d\d Uhr$/);
+    expect(await page.locator("[data-stops]").getAttribute("data-stops")).toBe(String(stops.length - 1));
+    expect(await page.locator('meta[http-equiv="refresh"]').getAttribute("content")).toBe("30");
+    const marker = page.locator('[data-marker="driver"]');
+    const far = { x: await marker.getAttribute("x"), y: await marker.getAttribute("y") };
+    await page.screenshot({ path: `${SHOTS}/tracking-on-the-way.png`, fullPage: true });
+
+    // The driver comes closer: the next refresh (every 30 s; reloaded here instead of waiting) shows it.
+    const destination = PLACES.find(([name]) => started.deliveries[stops.length - 1].address?.contactcompany === name);
+    await position(destination ? destination[1] + 0.02 : 13.4, destination ? destination[2] + 0.01 : 52.5);
+    await page.reload();
+    expect({ x: await marker.getAttribute("x"), y: await marker.getAttribute("y") }).not.toEqual(far);
+
+    for (const stop of stops) await service.call("POST", `/api/deliverydone/${stop.id}`, { status: "delivered", drivernotes: stop.id === target.id ? "Beim Nachbarn abgegeben" : undefined }, driverToken);
+    await page.reload();
+    expect(await page.locator("[data-state]").getAttribute("data-state")).toBe("delivered");
+    expect(await page.locator("[data-proof]").textContent()).toMatch(/^Zugestellt um \d\d:\d\d Uhr\.$/);
+    expect(await page.textContent("body")).toContain("Beim Nachbarn abgegeben");
+    expect(await marker.count()).toBe(0);
+    await page.screenshot({ path: `${SHOTS}/tracking-delivered.png`, fullPage: true });
+
+    const wrong = await page.goto(`${service.base}/${service.slug}/t/not-a-real-token`);
+    expect(wrong?.status()).toBe(404);
+    expect(await page.textContent("h1")).toContain("Diese Sendungsverfolgung gibt es nicht");
+    await context.close();
+    expect(pageErrors.filter((e) => e.startsWith("tracking:") && !/status of 404/.test(e))).toEqual([]);
   });
 });
