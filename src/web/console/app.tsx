@@ -7,7 +7,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks"
 import type { Api } from "../shared/api";
 import { LiveSocket, type LiveState } from "../shared/live";
 import { ConnectionBadge } from "../shared/shell";
-import { addressLine, placeName, dayOf, personName, span, time, zonedIso } from "../shared/format";
+import { addressLine, placeName, dayOf, loadCompanyTimeZone, personName, span, time, zonedIso } from "../shared/format";
 import {
   type Address,
   DELIVERY_STATUS_LABEL,
@@ -109,7 +109,8 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
   );
 
   useEffect(() => {
-    void refresh();
+    // Times follow the company's zone: refresh once it is known.
+    loadCompanyTimeZone(api).then(() => void refresh(), () => void refresh());
     api.get<Address>("/companyaddress").then(setDepot, () => setDepot(null));
     const socket = new LiveSocket(api.token, onEvent, setLive, () => void refresh());
     return () => socket.close();

@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type Api } from "../shared/api";
 import { LiveSocket, type LiveState } from "../shared/live";
 import { ConnectionBadge } from "../shared/shell";
-import { addressLine, placeName, span, time } from "../shared/format";
+import { addressLine, loadCompanyTimeZone, placeName, span, time } from "../shared/format";
 import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, DeliveryStatus, type Driver, type LiveEvent, ROUTE_STATUS_LABEL, type Route, RouteStatus } from "../shared/types";
 
 const FLUSH_MS = 10_000;
@@ -150,7 +150,8 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
   }, [api, driverId]);
 
   useEffect(() => {
-    void refresh();
+    // Times follow the company's zone: refresh once it is known.
+    loadCompanyTimeZone(api).then(() => void refresh(), () => void refresh());
     const onEvent = (e: LiveEvent) => {
       if (e.type === "route" || e.type === "delivery" || e.type === "eta") void refresh();
     };

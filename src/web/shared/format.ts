@@ -1,8 +1,28 @@
-/** Times in the company's time zone (the service keeps UTC; Europe/Berlin is the service's default zone). */
-export const TIME_ZONE = "Europe/Berlin";
+/**
+ * Times in the company's time zone (the service keeps UTC). Until GET /company
+ * has answered, the service's default zone.
+ */
+let zone = "Europe/Berlin";
+let timeFmt = new Intl.DateTimeFormat("de-DE", { timeZone: zone, hour: "2-digit", minute: "2-digit" });
+let dayFmt = new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit" });
 
-const timeFmt = new Intl.DateTimeFormat("de-DE", { timeZone: TIME_ZONE, hour: "2-digit", minute: "2-digit" });
-const dayFmt = new Intl.DateTimeFormat("en-CA", { timeZone: TIME_ZONE, year: "numeric", month: "2-digit", day: "2-digit" });
+/** Switches every time shown to the company's zone (from `GET /company`); the page re-renders afterwards. */
+export function setTimeZone(timeZone: string) {
+  try {
+    timeFmt = new Intl.DateTimeFormat("de-DE", { timeZone, hour: "2-digit", minute: "2-digit" });
+    dayFmt = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" });
+    zone = timeZone;
+  } catch {
+    // A zone this browser does not know: keep the previous one.
+  }
+}
+
+/** Loads the company's zone (the page refreshes afterwards). */
+export async function loadCompanyTimeZone(api: { get<T>(path: string): Promise<T> }): Promise<void> {
+  const company = await api.get<{ objects: { timezone?: string }[] }>("/company");
+  const timeZone = company.objects[0]?.timezone;
+  if (timeZone) setTimeZone(timeZone);
+}
 
 export const time = (iso: string | null | undefined) => (iso ? timeFmt.format(new Date(iso)) : "–");
 export const span = (from: string | null | undefined, to: string | null | undefined) => (from === to ? time(from) : `${time(from)}–${time(to)}`);
@@ -11,7 +31,7 @@ export const dayOf = (iso: string | Date) => dayFmt.format(typeof iso === "strin
 
 /** Offset of the zone at an instant, as `+hh:mm`. */
 function zoneOffset(at: Date): string {
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone: TIME_ZONE, timeZoneName: "longOffset" }).formatToParts(at);
+  const parts = new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longOffset" }).formatToParts(at);
   const name = parts.find((p) => p.type === "timeZoneName")?.value ?? "GMT";
   const m = /GMT([+-]\d{2}):?(\d{2})?/.exec(name);
   return m ? `${m[1]}:${m[2] ?? "00"}` : "+00:00";
