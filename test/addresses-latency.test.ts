@@ -80,5 +80,5 @@ describe("address endpoint latency (logged)", () => {
       `address latency (local workerd, 1000+1000 addresses): searchaddress mean ${search.toFixed(2)} ms; ` +
         `addressforlocation mean ${reverse.toFixed(2)} ms (${stored}/200 answered a stored address); GET /address/{id} mean ${baseline.toFixed(2)} ms`,
     );
-  });
+  }, 120_000);
 });

@@ -203,5 +203,5 @@ describe("latency", () => {
     console.log(
       `gazetteer latency per lookup: postal code ${(byCode / 1000).toFixed(3)} ms, city ${(byCity / 1000).toFixed(3)} ms, reverse ${(reverse / 1000).toFixed(3)} ms`,
     );
-  });
+  }, 120_000);
 });

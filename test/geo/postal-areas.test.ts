@@ -75,7 +75,7 @@ describe("findPostalAreaForPoint", () => {
     expect(hits).toBeGreaterThan(850);
     expect(hits).toBeLessThan(1000);
     console.log(`findPostalAreaForPoint: ${(ms / 1000).toFixed(3)} ms per lookup (${hits}/1000 inside an area)`);
-  });
+  }, 120_000);
 });
 
 describe("unionPostalAreas on real areas", () => {
