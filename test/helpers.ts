@@ -98,13 +98,13 @@ export function tomorrowAt(h: number, m = 0): string {
 }
 
 /**
- * Routes the deliveries onto one tour and drives it to "on the way": an
+ * Routes the deliveries (and any new ones of `deliverydata`) onto one tour and drives it to "on the way": an
  * active driver is assigned, accepts and starts. Returns the start's answer.
  */
-export async function routeAndStart(co: TestCompany, deliveryIds: number[]) {
+export async function routeAndStart(co: TestCompany, deliveryIds: number[], deliverydata?: Record<string, unknown>[]) {
   const driver = await co.user("driver");
   await env.DB.prepare("UPDATE users SET active = 1 WHERE id = ?").bind(driver.id).run();
-  const routed = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=1", { body: { deliveryids: deliveryIds } });
+  const routed = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=1", { body: { deliveryids: deliveryIds, ...(deliverydata ? { deliverydata } : {}) } });
   if (routed.status !== 200) throw new Error(`routing failed: ${routed.status} ${routed.text}`);
   const routeId: number = routed.body.objects[0].id;
   await co.api("PATCH", `/route/${routeId}`, { body: { driver_id: driver.id } });

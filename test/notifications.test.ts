@@ -195,6 +195,23 @@ describe("customer messages", () => {
     expect(await rowOf(co, id)).toMatchObject({ status: "sent", provider_message_id: "SM123" });
   });
 
+  it("a customer who asked for one channel hears only on that one", async () => {
+    const co = await createCompany();
+    const address = await insertAddress(co.id, { lng: 13.42, lat: 52.5 });
+    await env.DB.prepare("UPDATE addresses SET email = 'both@example.com', phonenr = '0171 2345678', country = 'DE' WHERE id = ?").bind(address).run();
+    const smsOnly = await co.api("POST", "/delivery", { body: { deliverylocation_id: address, pdt_from: tomorrowAt(6), pdt_to: tomorrowAt(20), notify_customer: true, notify_customer_email: false } });
+    expect(smsOnly.body).toMatchObject({ notify_customer: true, notify_customer_email: false, notify_customer_sms: null });
+    await routeAndStart(co, [smsOnly.body.id]);
+    // Through deliverydata (as uploads and shops send them): email only.
+    const { started } = await routeAndStart(co, [], [
+      { lat: 52.51, lng: 13.44, city: "Berlin", country: "DE", email: "mail@example.com", phonenr: "030 1234567", pdt_from: tomorrowAt(6), pdt_to: tomorrowAt(20), notify_customer_email: true },
+    ]);
+    const emailOnly = started.body.deliveries[0];
+    expect(emailOnly).toMatchObject({ notify_customer: true, notify_customer_email: true, notify_customer_sms: false });
+    const messages = await outboxOf(co.slug, "delivery_eta");
+    expect(messages.map((m) => `${m.data.delivery_id}:${m.channel}`).sort()).toEqual([`${smsOnly.body.id}:sms`, `${emailOnly.id}:email`].sort());
+  });
+
   it("the ETA email reads the window in the company's time zone", async () => {
     const { co, order } = await startedRoute([]);
     const [first] = (await outboxOf(co.slug, "delivery_eta")).filter((m) => m.data.delivery_id === order[0]);

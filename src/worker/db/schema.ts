@@ -211,6 +211,9 @@ export const deliveries = sqliteTable(
     vehicle: text("vehicle"),
     scancode: text("scancode"),
     notify_customer: integer("notify_customer", { mode: "boolean" }).notNull().default(false),
+    /** Channels the customer asked for; null = every channel the address has (when `notify_customer`). */
+    notify_customer_email: integer("notify_customer_email", { mode: "boolean" }),
+    notify_customer_sms: integer("notify_customer_sms", { mode: "boolean" }),
     deliverylocation_id: integer("deliverylocation_id").references(() => addresses.id),
     supplierlocation_id: integer("supplierlocation_id").references(() => addresses.id),
     route_id: integer("route_id").references(() => routes.id),

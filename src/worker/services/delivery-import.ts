@@ -53,7 +53,7 @@ export async function importDeliveries(env: Env, company: Company, depotId: numb
   // Rows travel as JSON parameters (D1 binds at most 100 values per statement). One INSERT … SELECT
   // numbers its rows consecutively, so delivery k refers to the k-th new address.
   const addressColumns = ["contactcompany", "customernr", "contactfirstname", "contactlastname", "street", "housenumber", "postalcode", "city", "district", "country", "email", "phonenr", "addresstype", "lng", "lat", "geocode_source"] as const;
-  const deliveryColumns = ["custom_id", "custom_tour", "pdt_from", "pdt_to", "els", "load", "notes", "final", "deliverytype_id", "notify_customer"] as const;
+  const deliveryColumns = ["custom_id", "custom_tour", "pdt_from", "pdt_to", "els", "load", "notes", "final", "deliverytype_id", "notify_customer", "notify_customer_email", "notify_customer_sms"] as const;
   const pick = (row: Record<string, unknown>, columns: readonly string[]) => columns.map((c) => row[c] ?? null);
   const fields = (columns: readonly string[]) => sql.raw(columns.map((_, k) => `json_extract(value, '$[${k}]')`).join(", "));
   const names = (columns: readonly string[]) => sql.raw(columns.map((c) => `"${c}"`).join(", "));
@@ -95,6 +95,9 @@ async function resolveItem(env: Env, company: Company, item: DeliveryDataItem, p
       final: final === null || final === undefined ? null : Number(final),
       deliverytype_id,
       notify_customer: Number(!!(notify_customer_email || notify_customer_sms)),
+      // Asked for one channel: only that one.
+      notify_customer_email: notify_customer_email || notify_customer_sms ? Number(!!notify_customer_email) : null,
+      notify_customer_sms: notify_customer_email || notify_customer_sms ? Number(!!notify_customer_sms) : null,
     },
   };
 }

@@ -119,8 +119,8 @@ function customerMessages(template: string, routeId: number, etas: CustomerEta[]
     if (!e.notify) return [];
     const data = { delivery_id: e.id, route_id: routeId, eta_from: e.eta_from, eta_to: e.eta_to, ...(e.tracking_link ? { tracking_link: e.tracking_link } : {}), ...extra };
     return [
-      ...(e.email ? [{ channel: "email" as const, to: e.email, template, data }] : []),
-      ...(e.phonenr ? [{ channel: "sms" as const, to: e.phonenr, country: e.country, template, data }] : []),
+      ...(e.email && e.byEmail !== false ? [{ channel: "email" as const, to: e.email, template, data }] : []),
+      ...(e.phonenr && e.bySms !== false ? [{ channel: "sms" as const, to: e.phonenr, country: e.country, template, data }] : []),
     ];
   });
 }
@@ -142,6 +142,9 @@ interface CustomerEta {
   eta_from: string;
   eta_to: string;
   notify: boolean;
+  /** The channels asked for (null: every channel the address has). */
+  byEmail: boolean | null;
+  bySms: boolean | null;
   email: string | null;
   phonenr: string | null;
   country: string | null;
@@ -154,7 +157,14 @@ interface DeliveryEta extends CustomerEta {
   tdt_to: string;
 }
 
-const customerColumns = { notify: deliveries.notify_customer, email: addresses.email, phonenr: addresses.phonenr, country: addresses.country };
+const customerColumns = {
+  notify: deliveries.notify_customer,
+  byEmail: deliveries.notify_customer_email,
+  bySms: deliveries.notify_customer_sms,
+  email: addresses.email,
+  phonenr: addresses.phonenr,
+  country: addresses.country,
+};
 
 /** ETAs of a route's open deliveries, in driving order, from the driver's last position (else the depot) and now. */
 async function computeEtas(db: Db, companyId: number, timeZone: string, route: RouteRow): Promise<DeliveryEta[]> {
@@ -196,6 +206,8 @@ async function computeEtas(db: Db, companyId: number, timeZone: string, route: R
       eta_to: formatDateTime(a.etaTo * 1000),
       tdt_to: formatDateTime((a.serviceStart + (d.els ?? 0) * 60) * 1000),
       notify: d.notify,
+      byEmail: d.byEmail,
+      bySms: d.bySms,
       email: d.email,
       phonenr: d.phonenr,
       country: d.country,
