@@ -61,6 +61,7 @@ export function createApp() {
   const company = newRouter();
   company.use("/auth", resolveCompany, rateLimit);
   company.use("/register", resolveCompany, rateLimit);
+  company.use("/register/*", resolveCompany, rateLimit);
   company.use("/t/*", resolveCompany, rateLimit);
   company.use("/track/*", resolveCompany, rateLimit);
   company.use("/api/*", resolveCompany, rateLimit, authenticate);

@@ -5,14 +5,12 @@
  * destination and the driver's approximate position (no tiles needed).
  */
 import { haversineMeters } from "./geo/distance";
+import { escapeHtml, serverPage } from "./html-page";
 import { localDateTimeText } from "./lib/time";
 import type { Language } from "./services/company-settings";
 import type { TrackingState, TrackingView } from "./services/customer-tracking";
 
 export const REFRESH_SECONDS = 30;
-
-/** No script at all; inline styles only; the map is inline SVG. */
-export const TRACKING_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const WORDS = {
   de: {
@@ -57,27 +55,12 @@ const WORDS = {
 
 const LOCALE: Record<Language, string> = { de: "de-DE", en: "en-GB" };
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
-
 const STATE_COLOUR: Record<TrackingState, string> = { open: "#56B4E9", scheduled: "#56B4E9", on_the_way: "#E69F00", delivered: "#009E73", not_delivered: "#D55E00", cancelled: "#666666" };
-
-const STYLE = `body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1a1a1a;background:#f4f5f7}
-main{max-width:32rem;margin:0 auto;padding:1rem}
-header p{margin:0;color:#555}h1{margin:.2rem 0 1rem;font-size:1.4rem}
-.card{background:#fff;border-radius:.75rem;padding:1rem;margin-bottom:1rem;box-shadow:0 1px 3px rgba(0,0,0,.08)}
-.state{font-size:1.25rem;font-weight:600;display:flex;align-items:center;gap:.5rem}
-.dot{width:.9rem;height:.9rem;border-radius:50%;display:inline-block}
-svg{width:100%;height:auto;background:#eef1f4;border-radius:.5rem}
-footer{color:#666;font-size:.85rem}`;
-
-function page(lang: Language, title: string, body: string): string {
-  return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta http-equiv="refresh" content="${REFRESH_SECONDS}"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
-}
 
 /** The page for a link that leads nowhere (unknown or revoked): friendly, and says what to do. */
 export function renderTrackingNotFound(lang: Language = "de"): string {
   const t = WORDS[lang];
-  return page(lang, t.notFound, `<section class="card" role="alert"><h1>${escapeHtml(t.notFound)}</h1><p>${escapeHtml(t.notFoundHint)}</p></section>`);
+  return serverPage(lang, t.notFound, `<section class="card" role="alert"><h1>${escapeHtml(t.notFound)}</h1><p>${escapeHtml(t.notFoundHint)}</p></section>`);
 }
 
 /** A small map: destination and driver as points in a box scaled to contain both (equirectangular, north up). */
@@ -126,5 +109,5 @@ export function renderTrackingPage(view: TrackingView, now = Date.now()): string
     parts.push(`<section class="card">${mapSvg(view.destination, view.driver.position, t)}<p>${escapeHtml(t.away(km))}</p></section>`);
   }
   parts.push(`<footer><p>${escapeHtml(t.updated(localDateTimeText(now, timezone, LOCALE[lang]).time))}</p><p>${escapeHtml(t.zone(timezone))}</p></footer>`);
-  return page(lang, `${t.title} · ${name}`, parts.join(""));
+  return serverPage(lang, `${t.title} · ${name}`, parts.join(""), { refreshSeconds: REFRESH_SECONDS });
 }

@@ -1,7 +1,13 @@
 /** Outside `/api`: the token endpoint and registration with an emailed code (contract.md §2, §3). */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import type { Context } from "hono";
+import { companies } from "../db/schema";
 import type { AppEnv } from "../env";
-import { forbidden, validationHook } from "../errors";
+import { ApiError, forbidden, validationHook } from "../errors";
+import { SERVER_PAGE_HEADERS } from "../html-page";
+import { renderRegistrationDone, renderRegistrationForm } from "../registration-page";
+import type { Language } from "../services/company-settings";
 import { errorResponses, jsonBody, jsonResponse } from "../openapi";
 import { Email, Password, UserSchema, login, presentUser, register } from "../services/users";
 
@@ -46,4 +52,40 @@ export const accountRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     const { email, code, password } = c.req.valid("json");
     const user = await register(c.get("db"), c.get("company"), email, code, password);
     return c.json(presentUser(user), 200);
+  })
+  // The page behind the emailed link: a form for people, posting to the form handler below.
+  .get("/register", async (c) => {
+    const company = c.get("company");
+    const html = renderRegistrationForm({ lang: await languageOf(c), companyname: company.companyname, action: `/${company.slug}/register/form`, code: c.req.query("code") ?? "" });
+    return page(c, html, 200);
+  })
+  .post("/register/form", async (c) => {
+    const company = c.get("company");
+    const lang = await languageOf(c);
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const text = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
+    const again = (error: string, status: 403 | 422) =>
+      page(c, renderRegistrationForm({ lang, companyname: company.companyname, action: `/${company.slug}/register/form`, code: text("code"), email: text("email"), error }), status);
+    const email = Email.safeParse(text("email"));
+    const password = Password.safeParse(text("password"));
+    if (!email.success) return again(lang === "de" ? "Bitte eine gültige E-Mail-Adresse angeben." : "Please give a valid email address.", 422);
+    if (!password.success || !text("code")) return again(lang === "de" ? "Das Passwort braucht mindestens 8 Zeichen." : "The password needs at least 8 characters.", 422);
+    try {
+      const user = await register(c.get("db"), company, email.data, text("code"), password.data);
+      const driver = user.usertype === "driver";
+      return page(c, renderRegistrationDone({ lang, companyname: company.companyname, driver, appLink: `/${company.slug}/${driver ? "driver" : "console"}` }), 200);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 403) return again(lang === "de" ? "Code und E-Mail passen nicht zusammen, oder der Code wurde schon benutzt." : "The code does not match this email, or it was used already.", 403);
+      throw err;
+    }
   });
+
+async function languageOf(c: Context<AppEnv>): Promise<Language> {
+  const [row] = await c.get("db").select({ language: companies.language }).from(companies).where(eq(companies.id, c.get("company").id));
+  return (row?.language as Language | undefined) ?? "de";
+}
+
+function page(c: Context<AppEnv>, html: string, status: 200 | 403 | 422) {
+  for (const [name, value] of Object.entries(SERVER_PAGE_HEADERS)) c.header(name, value);
+  return c.html(html, status);
+}

@@ -10,7 +10,8 @@ import type { AppEnv } from "../env";
 import { notFound, validationHook } from "../errors";
 import { IdParam, apiRoute, errorResponses, jsonResponse } from "../openapi";
 import { POSITION_VISIBLE_WITHIN_STOPS, revokeTrackingLinks, rotateTrackingLink, trackingUrl, trackingView } from "../services/customer-tracking";
-import { TRACKING_PAGE_CSP, renderTrackingNotFound, renderTrackingPage } from "../tracking-page";
+import { SERVER_PAGE_HEADERS } from "../html-page";
+import { renderTrackingNotFound, renderTrackingPage } from "../tracking-page";
 import { publicBase } from "./company";
 
 const Token = z.object({ token: z.string().openapi({ param: { name: "token", in: "path" } }) });
@@ -77,10 +78,7 @@ export const customerTrackingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: val
   })
   .get("/t/:token", async (c) => {
     const view = await trackingView(c.get("db"), c.get("company").id, c.req.param("token"));
-    c.header("content-security-policy", TRACKING_PAGE_CSP);
-    c.header("cache-control", "no-store");
-    c.header("referrer-policy", "no-referrer");
-    c.header("x-content-type-options", "nosniff");
+    for (const [name, value] of Object.entries(SERVER_PAGE_HEADERS)) c.header(name, value);
     return view ? c.html(renderTrackingPage(view), 200) : c.html(renderTrackingNotFound(), 404);
   });
 

@@ -4,6 +4,7 @@
  * (German or English) and time zone, as a plain-text and an HTML part (SMS
  * use the text). Outbox rows carry the kind (`template`) and its `data`.
  */
+import { escapeHtml } from "../html-page";
 import { localDateTimeText, parseDateTime } from "../lib/time";
 
 import type { Language } from "./company-settings";
@@ -131,7 +132,6 @@ function driverCreated(d: Data, ctx: RenderContext, t: Wording) {
 
 export const hasTemplate = (template: string) => Object.hasOwn(TEMPLATES, template);
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 /** Renders a message kind; null for a kind without a template (its stored text is sent as it is). */
 export function renderMessage(template: string, data: Data, ctx: RenderContext): RenderedMessage | null {
