@@ -339,6 +339,8 @@ export const outbox = sqliteTable(
     status: text("status", { enum: ["pending", "sent", "failed"] }).notNull().default("pending"),
     created_at: text("created_at").notNull().default(now),
     sent_at: text("sent_at"),
+    /** The last delivery error; with status `failed` the reason it was given up. */
+    error: text("error"),
   },
   (t) => [index("outbox_company_status").on(t.company_id, t.status)],
 );

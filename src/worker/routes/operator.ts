@@ -64,6 +64,7 @@ const OutboxSchema = z
     status: z.enum(["pending", "sent", "failed"]),
     created_at: z.string(),
     sent_at: z.string().nullable(),
+    error: z.string().nullable().openapi({ description: "Last delivery error; when `failed`, why the message was given up" }),
   })
   .openapi("OutboxMessage");
 

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { outbox } from "../db/schema";
 import { nowIso } from "../lib/time";
 import type { Db, Env } from "../env";
@@ -35,6 +35,19 @@ export async function deliverOutboxMessage(env: Env, db: Db, outboxId: number): 
     .update(outbox)
     .set({ status: "sent", sent_at: nowIso() })
     .where(eq(outbox.id, outboxId));
+}
+
+/** A delivery attempt failed and will be retried: the row keeps the error, still `pending`. */
+export async function noteOutboxError(db: Db, outboxId: number, error: string): Promise<void> {
+  await db.update(outbox).set({ error }).where(and(eq(outbox.id, outboxId), eq(outbox.status, "pending")));
+}
+
+/** The message failed its last retry: `failed`, with the reason and the last error. A sent message stays sent. */
+export async function failOutboxMessage(db: Db, outboxId: number, reason: string): Promise<void> {
+  await db
+    .update(outbox)
+    .set({ status: "failed", error: sql`${reason} || coalesce('; last error: ' || ${outbox.error}, '')` })
+    .where(and(eq(outbox.id, outboxId), eq(outbox.status, "pending")));
 }
 
 interface Mailer {
