@@ -78,7 +78,15 @@ const RoutingBody = z.object({
 });
 
 const ProcessRecord = z
-  .object({ status: z.enum(["waiting", "running", "finished", "failed", "skipped"]), link: z.string(), vague_addresses: z.array(z.unknown()), meta: z.string() })
+  .object({
+    status: z.enum(["waiting", "running", "finished", "failed", "skipped"]),
+    link: z.string().openapi({ description: "Absolute URL of the result (`PUBLIC_URL` or the request's origin, then `/{slug}/api/...`); empty until there is one" }),
+    vague_addresses: z.array(z.unknown()),
+    meta: z.string().openapi({
+      description:
+        "JSON: `progress` 0..1; `error` when failed; `routing` also `expected_seconds` and `expected_finish`; `final` also `watchdog` when the job was queued again and `last_error` of a failed attempt",
+    }),
+  })
   .openapi("ProcessRecord");
 const RouteWithLine = RouteSchema.extend({ routestring: RouteLineString.nullable().optional() });
 const RouteList = envelope(RouteWithLine, "RoutingResult");
