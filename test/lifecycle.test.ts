@@ -51,6 +51,12 @@ describe("route lifecycle", () => {
     // The customer who asked for it gets the ETA by email.
     const outbox = await call("GET", `/_operator/companies/${co.slug}/outbox?q=${encodeURIComponent(JSON.stringify({ filters: [{ name: "template", op: "==", val: "delivery_eta" }] }))}`, { headers: OPERATOR });
     expect(outbox.body.objects.map((m: { to: string }) => m.to)).toEqual(["customer0@example.com"]);
+    // The customer reads the window in the company's time zone (Europe/Berlin), not in UTC.
+    const first = started.body.deliveries.find((d: { id: number }) => d.id === deliveryIds[0]);
+    const berlin = (iso: string) => new Intl.DateTimeFormat("en-GB", { timeZone: "Europe/Berlin", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(Date.parse(iso));
+    expect(outbox.body.objects[0].body).toContain(`between ${berlin(first.eta_from)} and ${berlin(first.eta_to)}`);
+    expect(outbox.body.objects[0].body).toContain("Europe/Berlin");
+    expect(outbox.body.objects[0].body).not.toContain("UTC");
 
     const etas = await co.api("GET", `/updateetas/timewindow/${routeId}`);
     expect(etas.status).toBe(200);
@@ -139,13 +145,41 @@ describe("route lifecycle", () => {
     expect(await runInDurableObject(stub, (_o, state) => state.storage.getAlarm())).not.toBeNull();
     // The driver moved: the next refresh starts from the new position.
     await co.api("POST", "/drivertracking", { token: driver.token, body: { driver_id: driver.id, position: { type: "Point", coordinates: [13.2, 52.4] } } });
-    const before = (await co.api("GET", `/route/${routeId}`)).body.deliveries[0].eta_from;
+    // (The window opens tomorrow, so the ETA starts then; its width follows the drive from the driver's position.)
+    const before = (await co.api("GET", `/route/${routeId}`)).body.deliveries[0].eta_to;
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    const after = (await co.api("GET", `/route/${routeId}`)).body.deliveries[0].eta_from;
+    const after = (await co.api("GET", `/route/${routeId}`)).body.deliveries[0].eta_to;
     expect(after).not.toBe(before);
     expect(await runInDurableObject(stub, (_o, state) => state.storage.getAlarm())).not.toBeNull();
     await co.api("POST", `/cancelroute/${routeId}`);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await runInDurableObject(stub, (_o, state) => state.storage.getAlarm())).toBeNull();
+  });
+});
+
+describe("ETAs of a route started long before its day", () => {
+  it("give windows of at most an hour that start when the delivery window opens", async () => {
+    const co = await createCompany();
+    const driver = await co.user("driver");
+    await env.DB.prepare("UPDATE users SET active = 1 WHERE id = ?").bind(driver.id).run();
+    const day = new Date(Date.now() + 60 * 86_400_000).toISOString().slice(0, 10);
+    const ids: number[] = [];
+    for (const [lng, lat] of [[13.42, 52.5], [13.45, 52.52], [13.4, 52.54], [13.3, 52.45]]) {
+      const address = await insertAddress(co.id, { lng, lat });
+      ids.push((await co.api("POST", "/delivery", { body: { deliverylocation_id: address, pdt_from: `${day}T08:00:00Z`, pdt_to: `${day}T16:00:00Z`, els: 10 } })).body.id);
+    }
+    const routed = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=1", { body: { deliveryids: ids } });
+    expect(routed.status, routed.text).toBe(200);
+    const routeId = routed.body.objects[0].id;
+    await co.api("PATCH", `/route/${routeId}`, { body: { driver_id: driver.id } });
+    await co.api("POST", `/setroutestatus/${routeId}`, { token: driver.token, body: { status: 2 } });
+    const started = await co.api("PATCH", `/route/${routeId}`, { token: driver.token, body: { status: 3 } });
+    expect(started.status, started.text).toBe(200);
+    for (const d of started.body.deliveries) {
+      const width = (Date.parse(d.eta_to) - Date.parse(d.eta_from)) / 1000;
+      expect(width).toBeGreaterThan(0);
+      expect(width).toBeLessThanOrEqual(3600);
+      expect(d.eta_from >= `${day}T08:00:00Z`).toBe(true);
+    }
   });
 });

@@ -1,9 +1,11 @@
 /**
  * Estimated arrivals along the rest of a tour, from where the vehicle is now.
  * Pure: the embedded travel model of the solver (great circle x circuity at
- * the class's speed) slowed by the hour-of-day traffic profile.
+ * the class's speed) slowed by the traffic profile, read on the company's
+ * wall clock (rush hour is local), and a customer-facing ETA window.
  */
 import { DEFAULT_SPEED_FACTORS, greatCircleProvider, type VehicleClassId } from "../../solver";
+import { localClock } from "../lib/time";
 
 export interface EtaStop {
   lng: number;
@@ -19,25 +21,47 @@ export interface EtaResult {
   arrival: number;
   /** Epoch seconds service starts (after any waiting). */
   serviceStart: number;
+  /** The customer's ETA window (epoch seconds): from service start, widened by {@link etaSpread}. */
+  etaFrom: number;
+  etaTo: number;
 }
 
-/** Speed factor of the traffic profile at an epoch second (profile days run Monday..Sunday, UTC). */
-export function trafficFactorAt(epochSeconds: number): number {
-  const date = new Date(epochSeconds * 1000);
-  return DEFAULT_SPEED_FACTORS[(date.getUTCDay() + 6) % 7][date.getUTCHours()];
+/**
+ * Width of the ETA window: 10 minutes plus 5 % of the time the vehicle has
+ * been under way (driving and serving, not waiting for a window to open)
+ * since it left, at most 60 minutes, so a customer is never told "sometime
+ * in the next weeks" however far ahead the stop lies.
+ */
+export const ETA_WINDOW = { baseSeconds: 600, growth: 0.05, maxSeconds: 3600 } as const;
+
+export const etaSpread = (underWaySeconds: number) => Math.min(ETA_WINDOW.baseSeconds + Math.round(underWaySeconds * ETA_WINDOW.growth), ETA_WINDOW.maxSeconds);
+
+/** Speed factor of the traffic profile at an epoch second, by weekday and hour of the wall clock in `timeZone`. */
+export function trafficFactorAt(epochSeconds: number, timeZone: string): number {
+  const { weekday, hour } = localClock(epochSeconds * 1000, timeZone);
+  return DEFAULT_SPEED_FACTORS[weekday][hour];
 }
 
-export function estimateArrivals(from: { lng: number; lat: number }, now: number, stops: EtaStop[], vehicleClass: VehicleClassId = "car"): EtaResult[] {
+export function estimateArrivals(
+  from: { lng: number; lat: number },
+  now: number,
+  stops: EtaStop[],
+  options: { timeZone: string; vehicleClass?: VehicleClassId },
+): EtaResult[] {
   const points = [{ lat: from.lat, lon: from.lng }, ...stops.map((s) => ({ lat: s.lat, lon: s.lng }))];
-  const matrix = greatCircleProvider.matrix(points, vehicleClass) as { size: number; durations: ArrayLike<number> };
+  const matrix = greatCircleProvider.matrix(points, options.vehicleClass ?? "car") as { size: number; durations: ArrayLike<number> };
   const results: EtaResult[] = [];
   let t = now;
+  let underWay = 0;
   for (let i = 0; i < stops.length; i++) {
-    const freeFlow = matrix.durations[i * matrix.size + i + 1];
-    const arrival = t + freeFlow / trafficFactorAt(t);
+    const drive = matrix.durations[i * matrix.size + i + 1] / trafficFactorAt(t, options.timeZone);
+    const arrival = t + drive;
     const serviceStart = Math.max(arrival, stops[i].windowStart ?? -Infinity);
-    results.push({ arrival: Math.round(arrival), serviceStart: Math.round(serviceStart) });
+    underWay += drive;
+    const etaFrom = Math.round(serviceStart);
+    results.push({ arrival: Math.round(arrival), serviceStart: etaFrom, etaFrom, etaTo: etaFrom + etaSpread(underWay) });
     t = serviceStart + stops[i].service;
+    underWay += stops[i].service;
   }
   return results;
 }

@@ -6,8 +6,8 @@
  * Time: the solver works in seconds from `origin`, UTC midnight of the
  * planning day (epoch seconds). Vehicle times of day carry their UTC offset.
  */
-import type { Job, Problem, Solution, Tour, Vehicle, VehicleClassId } from "../../solver";
-import { formatDateTime, parseDateTime, timeOfDayUtcSeconds } from "../lib/time";
+import { DEFAULT_SPEED_FACTORS, type Job, type Problem, type Solution, type Tour, type Vehicle, type VehicleClassId } from "../../solver";
+import { formatDateTime, parseDateTime, timeOfDayUtcSeconds, zoneOffsetMinutes } from "../lib/time";
 
 /** What a routing process needs, stored with the process so a queue consumer can run it later. */
 export interface RoutingParams {
@@ -35,6 +35,8 @@ export interface RoutingParams {
   /** Tour area id -> the driver bound to it (usearea). */
   areaDrivers?: Record<string, number | null>;
   timeBudgetMs: number;
+  /** The company's time zone: the traffic profile follows its wall clock (absent in plans stored before it was kept: UTC). */
+  timeZone?: string;
   /** Unix ms of the request: vehicles cannot leave before it. */
   requestedAt: number;
   /** Set when the plan updates an existing route, which the new route replaces. */
@@ -165,8 +167,25 @@ export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[
     ...(params.relax && params.relax.minutes > 0
       ? { relax: { maxMinutes: params.relax.minutes, ...(params.relax.afterTime ? { afterTime: timeOfDayUtcSeconds(params.relax.afterTime) } : {}) } }
       : {}),
-    ...(params.traffic ? { traffic: { weekday: (new Date(origin * 1000).getUTCDay() + 6) % 7 } } : {}),
+    ...(params.traffic ? { traffic: localTrafficProfile(origin, params.timeZone ?? "UTC") } : {}),
   };
+}
+
+/**
+ * The traffic profile on the solver's clock (seconds from UTC midnight of
+ * the planning day): the built-in profile describes local hours (rush hour is
+ * 7-9 on the wall clock), so its hours are shifted by the zone's offset on
+ * that day. Offsets are rounded to whole hours, the profile's resolution.
+ */
+export function localTrafficProfile(origin: number, timeZone: string): { weekday: number; speedFactors: number[][] } {
+  const offsetHours = Math.round(zoneOffsetMinutes(timeZone, (origin + DAY / 2) * 1000) / 60);
+  const speedFactors = [0, 1, 2, 3, 4, 5, 6].map((day) =>
+    Array.from({ length: 24 }, (_, hour) => {
+      const local = day * 24 + hour + offsetHours;
+      return DEFAULT_SPEED_FACTORS[(((Math.floor(local / 24)) % 7) + 7) % 7][((local % 24) + 24) % 24];
+    }),
+  );
+  return { weekday: (new Date(origin * 1000).getUTCDay() + 6) % 7, speedFactors };
 }
 
 const PALETTE = ["e6194b", "3cb44b", "4363d8", "f58231", "911eb4", "42d4f4", "f032e6", "9a6324", "800000", "469990", "000075", "808000"];

@@ -59,6 +59,22 @@ export function zoneOffsetMinutes(timeZone: string, ms: number): number {
   return Math.round((local - Math.floor(ms / 1000) * 1000) / 60_000);
 }
 
+/** Weekday (0 = Monday) and hour of the wall clock in `timeZone` at the instant `ms`. */
+export function localClock(ms: number, timeZone: string): { weekday: number; hour: number } {
+  const local = new Date(ms + zoneOffsetMinutes(timeZone, ms) * 60_000);
+  return { weekday: (local.getUTCDay() + 6) % 7, hour: local.getUTCHours() };
+}
+
+/**
+ * A date-time as a person reads it: in the company's time zone, e.g.
+ * `{ date: "Tue, 18 Jun 2030", time: "14:59" }` (en) or `{ date: "Di., 18. Juni 2030", time: "14:59" }` (de).
+ */
+export function localDateTimeText(ms: number, timeZone: string, locale = "en-GB"): { date: string; time: string } {
+  const date = new Intl.DateTimeFormat(locale, { timeZone, weekday: "short", day: "numeric", month: "short", year: "numeric" }).format(ms);
+  const time = new Intl.DateTimeFormat(locale, { timeZone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(ms);
+  return { date, time };
+}
+
 function formatOffset(minutes: number): string {
   const sign = minutes < 0 ? "-" : "+";
   const abs = Math.abs(minutes);

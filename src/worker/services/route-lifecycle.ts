@@ -7,13 +7,13 @@
  * can never produce a state outside the table.
  */
 import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
-import { addresses, deliveries, driverTracking, routes, users } from "../db/schema";
+import { addresses, companies, deliveries, driverTracking, routes, users } from "../db/schema";
 import { estimateArrivals } from "../domain/eta";
 import { DeliveryStatus, RouteStatus, UNFINISHED_ROUTE_STATUSES, canTransitionRoute } from "../domain/states";
 import type { AuthUser, Company, Db, Env } from "../env";
 import { ApiError, type ErrorStatus, conflict, forbidden, notFound, unprocessable } from "../errors";
 import type { LiveEvent } from "../../durable/company";
-import { formatDateTime, nowIso, parseDateTime } from "../lib/time";
+import { formatDateTime, localDateTimeText, nowIso, parseDateTime } from "../lib/time";
 import { type RouteRow, loadRoute } from "./route-records";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
 
@@ -96,10 +96,12 @@ export async function changeRoute(env: Env, db: Db, company: Company, actor: Aut
  * and/or SMS with their time window (through the outbox).
  */
 async function startTour(env: Env, db: Db, company: Company, route: RouteRow) {
-  const etas = await computeEtas(db, company.id, route);
+  const etas = await computeEtas(db, company.id, company.timezone, route);
   const messages: OutgoingMessage[] = etas.flatMap((e) => {
     if (!e.notify) return [];
-    const text = `Your delivery from ${company.companyname} is expected between ${e.eta_from.slice(11, 16)} and ${e.eta_to.slice(11, 16)} UTC on ${e.eta_from.slice(0, 10)}.`;
+    const from = localDateTimeText(parseDateTime(e.eta_from)!, company.timezone);
+    const to = localDateTimeText(parseDateTime(e.eta_to)!, company.timezone);
+    const text = `Your delivery from ${company.companyname} is expected on ${from.date} between ${from.time} and ${to.time}${to.date === from.date ? "" : ` (${to.date})`}, local time (${company.timezone}).`;
     const data = { delivery_id: e.id, route_id: route.id, eta_from: e.eta_from, eta_to: e.eta_to };
     return [
       ...(e.email ? [{ channel: "email" as const, to: e.email, subject: `Delivery from ${company.companyname}`, body: text, template: "delivery_eta", data }] : []),
@@ -130,7 +132,7 @@ interface DeliveryEta {
 }
 
 /** ETAs of a route's open deliveries, in driving order, from the driver's last position (else the depot) and now. */
-async function computeEtas(db: Db, companyId: number, route: RouteRow): Promise<DeliveryEta[]> {
+async function computeEtas(db: Db, companyId: number, timeZone: string, route: RouteRow): Promise<DeliveryEta[]> {
   const [open, position, base] = await Promise.all([
     db
       .select({ id: deliveries.id, lng: addresses.lng, lat: addresses.lat, pdt_from: deliveries.pdt_from, els: deliveries.els, notify: deliveries.notify_customer, email: addresses.email, phonenr: addresses.phonenr })
@@ -158,15 +160,15 @@ async function computeEtas(db: Db, companyId: number, route: RouteRow): Promise<
     { lng: from.lng, lat: from.lat },
     now,
     located.map((d) => ({ lng: d.lng!, lat: d.lat!, windowStart: d.pdt_from ? (parseDateTime(d.pdt_from) ?? 0) / 1000 : null, service: (d.els ?? 0) * 60 })),
+    { timeZone },
   );
   return located.map((d, i) => {
     const a = arrivals[i];
-    const spread = 600 + Math.round((a.arrival - now) * 0.05);
     return {
       id: d.id,
       tdt_from: formatDateTime(a.serviceStart * 1000),
-      eta_from: formatDateTime(a.arrival * 1000),
-      eta_to: formatDateTime((a.arrival + spread) * 1000),
+      eta_from: formatDateTime(a.etaFrom * 1000),
+      eta_to: formatDateTime(a.etaTo * 1000),
       tdt_to: formatDateTime((a.serviceStart + (d.els ?? 0) * 60) * 1000),
       notify: d.notify,
       email: d.email,
@@ -181,9 +183,10 @@ export async function updateEtas(db: Db, companyId: number, routeId?: number) {
     ? await db.select().from(routes).where(and(eq(routes.company_id, companyId), eq(routes.status, RouteStatus.ontheway)))
     : [await loadRoute(db, companyId, routeId)];
   if (routeId !== undefined && onTheWay[0].status !== RouteStatus.ontheway) throw conflict("ETAs are computed for routes on the way only", "route_id");
+  const [company] = await db.select({ timezone: companies.timezone }).from(companies).where(eq(companies.id, companyId));
   const results = [];
   for (const route of onTheWay) {
-    const etas = await computeEtas(db, companyId, route);
+    const etas = await computeEtas(db, companyId, company.timezone, route);
     if (etas.length)
       await db.batch(etas.map((e) => db.update(deliveries).set({ eta_from: e.eta_from, eta_to: e.eta_to }).where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, e.id)))) as never);
     results.push({ route_id: route.id, driver_id: route.driver_id, etas: etas.map(({ id, eta_from, eta_to }) => ({ delivery_id: id, eta_from, eta_to })) });

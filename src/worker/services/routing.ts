@@ -226,6 +226,7 @@ export async function prepareRouting(
     driverIds: activeDrivers.filter((d) => available.has(d.id)).map((d) => d.id),
     areaDrivers,
     timeBudgetMs: timeBudgetMs(env, deliveryIds.length, mode, options.time_budget_seconds),
+    timeZone: company.timezone,
     requestedAt: Date.now(),
     replaces,
   };
