@@ -138,11 +138,15 @@ export class CompanyCoordinator extends DurableObject<Env> {
     await this.arm();
   }
 
-  /** Periodic ETA refresh of the routes on the way (from the drivers' latest positions); stops when none is left. */
+  /**
+   * Periodic ETA refresh of the routes on the way (from the drivers' latest
+   * positions); stops when none is left. While it is on, every alarm run
+   * refreshes (an earlier one for another due time just refreshes early).
+   */
   private async refreshEtas(now: number): Promise<void> {
     const due = await this.ctx.storage.get<number>(ETA_DUE);
     const companyId = await this.ctx.storage.get<number>("companyId");
-    if (due === undefined || due > now || companyId === undefined) return;
+    if (due === undefined || companyId === undefined) return;
     const refreshed = await updateEtas(createDb(this.env.DB), companyId);
     for (const r of refreshed) await this.broadcast({ type: "eta", route_id: r.route_id }, r.driver_id);
     if (refreshed.length) await this.ctx.storage.put(ETA_DUE, now + ETA_REFRESH_MS);
