@@ -8,6 +8,7 @@ import { DurableObject } from "cloudflare:workers";
 import { createDb } from "../worker/db/client";
 import type { Env, Role, RoutingJob } from "../worker/env";
 import { RouteStatus } from "../worker/domain/states";
+import { formatDateTime } from "../worker/lib/time";
 import { type LifecycleOp, type LifecycleOutcome, applyLifecycleOp, updateEtas } from "../worker/services/route-lifecycle";
 
 /** How often ETAs of routes on the way are recomputed. */
@@ -168,11 +169,12 @@ export class CompanyCoordinator extends DurableObject<Env> {
         await this.ctx.storage.delete(key);
         continue;
       }
-      const overdue = new Date(watch.deadline).toISOString();
+      const overdue = formatDateTime(watch.deadline);
       if (watch.reruns === 0) {
+        // Release the stale claim before the job can arrive; count the re-run only once it is sent (a failed send retries the alarm).
         await this.ctx.storage.delete(ownerKey(pid));
-        await this.ctx.storage.put(key, { ...watch, reruns: 1, deadline: now + watch.window });
         await this.env.ROUTING_QUEUE.send(watch.job);
+        await this.ctx.storage.put(key, { ...watch, reruns: 1, deadline: now + watch.window });
         await this.updateProcess(pid, "final", { meta: { watchdog: `No result by ${overdue}: the job was queued again` } });
       } else {
         await this.failProcess(pid, `No result by ${overdue}, also after queueing the job again: the routing consumer stopped or ran out of time`);
