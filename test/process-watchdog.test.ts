@@ -87,7 +87,8 @@ describe("process watchdog", () => {
       return state?.final.status === "finished" ? state.final : undefined;
     }, "the re-run");
     expect(meta(final).watchdog).toMatch(/^No result by .*Z: the job was queued again$/);
-    // The re-run took over the dead consumer's claim and wrote the routes.
+    // The re-run took over the dead consumer's claim and wrote the routes; were the old consumer alive, it may write nothing.
+    expect(await stub.holdsClaim(processId, "dead-consumer")).toBe(false);
     const routes = await co.api("GET", `/process/status/${processId}/final?response_data=base`);
     expect(routes.body.num_results).toBe(1);
     await new Promise((r) => setTimeout(r, 100));
