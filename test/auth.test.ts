@@ -97,7 +97,7 @@ describe("authentication", () => {
     });
     expect(outbox.body.num_results).toBe(1);
     const code = outbox.body.objects[0].data.code as string;
-    expect(outbox.body.objects[0].body).toContain(`code=${code}`);
+    expect(outbox.body.objects[0].data.link).toContain(`code=${code}`);
 
     const wrong = await call("POST", `/${a.slug}/register`, { body: { email: "wanda@example.com", code: "WRONGCODE", password: "a long password" } });
     expect(wrong.status).toBe(403);

@@ -79,7 +79,7 @@ describe("drivers", () => {
     const activation = messages.find((m) => m.template === "driver_activation")!;
     expect(activation.to).toBe("otto@example.com");
     expect(activation.data.code).toMatch(/^[A-Z0-9]{12}$/);
-    expect(activation.body).toContain(`code=${activation.data.code}`);
+    expect(activation.data.link).toContain(`code=${activation.data.code}`);
     expect(messages.find((m) => m.template === "driver_created_dispatcher")!.to).toBe(other.dispatcher.email);
     expect(messages.find((m) => m.template === "driver_created_operator")!.to).toBe(env.OPERATOR_EMAIL);
   });

@@ -96,3 +96,20 @@ export function tomorrowAt(h: number, m = 0): string {
   d.setUTCHours(h, m, 0, 0);
   return d.toISOString().replace(".000Z", "Z");
 }
+
+/**
+ * Routes the deliveries onto one tour and drives it to "on the way": an
+ * active driver is assigned, accepts and starts. Returns the start's answer.
+ */
+export async function routeAndStart(co: TestCompany, deliveryIds: number[]) {
+  const driver = await co.user("driver");
+  await env.DB.prepare("UPDATE users SET active = 1 WHERE id = ?").bind(driver.id).run();
+  const routed = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=1", { body: { deliveryids: deliveryIds } });
+  if (routed.status !== 200) throw new Error(`routing failed: ${routed.status} ${routed.text}`);
+  const routeId: number = routed.body.objects[0].id;
+  await co.api("PATCH", `/route/${routeId}`, { body: { driver_id: driver.id } });
+  await co.api("POST", `/setroutestatus/${routeId}`, { token: driver.token, body: { status: 2 } });
+  const started = await co.api("PATCH", `/route/${routeId}`, { token: driver.token, body: { status: 3 } });
+  if (started.status !== 200) throw new Error(`start failed: ${started.status} ${started.text}`);
+  return { driver, routeId, started };
+}

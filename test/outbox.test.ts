@@ -37,16 +37,16 @@ describe("outbox delivery", () => {
     expect(result.retryMessages).toEqual([expect.objectContaining({ msgId: "m3" })]);
     expect(result.explicitAcks).toEqual([]);
     const [retrying] = await outboxOf(co.slug);
-    expect(retrying.status).toBe("pending");
-    expect(retrying.error).toMatch(/\S/); // the attempt's error, kept for the operator
+    expect(retrying.status).toBe("queued");
+    expect(retrying.last_error).toMatch(/\S/); // the attempt's error, kept for the operator
 
-    // The last retry failed too: the dead letter marks the row failed, with the last error, and keeps it.
+    // The last retry failed outside the send: the dead letter marks the row failed, with the last error, and keeps it.
     const dead = createMessageBatch("dispatch-notifications-dlq", [{ id: "d1", timestamp: new Date(), attempts: 1, body: { outboxId: message.id, companyId: co.id } }]);
     await worker.queue(dead, env);
     expect((await getQueueResult(dead, ctx)).explicitAcks).toEqual(["d1"]);
     const [failed] = await outboxOf(co.slug);
     expect(failed).toMatchObject({ id: message.id, status: "failed", sent_at: null });
-    expect(failed.error).toBe(`The job failed on every retry and went to the dead-letter queue; last error: ${retrying.error}`);
+    expect(failed.last_error).toBe(`The job failed on every retry and went to the dead-letter queue; last error: ${retrying.last_error}`);
   });
 
   it("a dead letter of a message that was sent meanwhile leaves it sent", async () => {
@@ -56,6 +56,6 @@ describe("outbox delivery", () => {
     const body = { outboxId: message.id, companyId: co.id };
     await worker.queue(createMessageBatch("dispatch-notifications", [{ id: "s1", timestamp: new Date(), attempts: 1, body }]), env);
     await worker.queue(createMessageBatch("dispatch-notifications-dlq", [{ id: "s2", timestamp: new Date(), attempts: 1, body }]), env);
-    expect((await outboxOf(co.slug))[0]).toMatchObject({ status: "sent", error: null });
+    expect((await outboxOf(co.slug))[0]).toMatchObject({ status: "sent", last_error: null });
   });
 });

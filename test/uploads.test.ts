@@ -149,7 +149,7 @@ describe("uploads", () => {
     expect(lines[1]).toContain(tomorrowAt(9));
     const outbox = await call("GET", `/_operator/companies/${co.slug}/outbox?q=${encodeURIComponent(JSON.stringify({ filters: [{ name: "template", op: "==", val: "upload_result" }] }))}`, { headers: OPERATOR });
     expect(outbox.body.objects[0]).toMatchObject({ to: "planner@example.com" });
-    expect(outbox.body.objects[0].body).toContain(final.final.link);
+    expect(outbox.body.objects[0].data).toMatchObject({ link: final.final.link, files: expect.stringContaining(".xlsx") });
     const emailed = await exports.default.fetch(new Request(outbox.body.objects[0].data.link, { headers: { Authorization: `JWT ${co.dispatcher.token}` } }));
     expect(emailed.status).toBe(200);
     expect((await emailed.text()).trim().split("\n")).toEqual(lines);

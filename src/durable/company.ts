@@ -148,7 +148,7 @@ export class CompanyCoordinator extends DurableObject<Env> {
     const due = await this.ctx.storage.get<number>(ETA_DUE);
     const companyId = await this.ctx.storage.get<number>("companyId");
     if (due === undefined || companyId === undefined) return;
-    const refreshed = await updateEtas(createDb(this.env.DB), companyId);
+    const refreshed = await updateEtas(this.env, createDb(this.env.DB), companyId);
     for (const r of refreshed) await this.broadcast({ type: "eta", route_id: r.route_id }, r.driver_id);
     if (refreshed.length) await this.ctx.storage.put(ETA_DUE, now + ETA_REFRESH_MS);
     else await this.ctx.storage.delete(ETA_DUE);

@@ -17,10 +17,23 @@ export interface Env {
   OPERATOR_EMAIL?: string;
   /** Public origin used in links inside emails (activation, registration). */
   PUBLIC_URL?: string;
-  /** Outgoing mail provider: `log` (embedded default: record as sent) or `http`. */
+  /** Outgoing email: `log` (record and log only), `cloudflare` (send_email binding EMAIL) or `http` (Resend-style JSON API). */
   MAIL_PROVIDER?: string;
+  /** Sender address of emails; the company's name is the sender name. */
+  MAIL_FROM?: string;
+  /** Cloudflare Email Service binding (`[[send_email]]`). */
+  EMAIL?: SendEmail;
+  /** Endpoint of the HTTP mail API (default Resend's) and its API key (secret). */
   MAIL_HTTP_URL?: string;
   MAIL_HTTP_KEY?: string;
+  /** Outgoing SMS: `log` or `twilio` (Twilio-compatible Messages API). */
+  SMS_PROVIDER?: string;
+  SMS_FROM?: string;
+  SMS_ACCOUNT_SID?: string;
+  /** Secret. */
+  SMS_AUTH_TOKEN?: string;
+  /** Base URL of the Twilio-compatible API (default https://api.twilio.com). */
+  SMS_API_URL?: string;
   /** Comma-separated origins allowed to call the API from browsers (default: any). */
   CORS_ORIGINS?: string;
   /** Solver search time of a plan up to 200 deliveries in ms (default 8000); larger plans get more (services/routing-budget.ts). */

@@ -2,7 +2,7 @@
 import { createApp } from "./app";
 import type { Db, Env, NotificationJob, RoutingJob } from "./env";
 import { createDb } from "./db/client";
-import { deliverOutboxMessage, failOutboxMessage, noteOutboxError } from "./services/outbox";
+import { deliverOutboxMessage, failOutboxMessage } from "./services/outbox";
 import { companyStub } from "./services/live";
 import { runRouting } from "./services/routing";
 import { runOneStepUpload } from "./services/uploads";
@@ -18,8 +18,8 @@ const DEAD_LETTER = "-dlq";
 interface Consumer {
   /** Does the job; a throw means the message is retried. */
   run(env: Env, db: Db, body: unknown, messageId: string): Promise<void>;
-  /** After a failed attempt that will be retried: keeps the error where people see it. */
-  noteError(env: Env, db: Db, body: unknown, error: string): Promise<void>;
+  /** After a failed attempt that will be retried: keeps the error where people see it (the outbox records its own). */
+  noteError?(env: Env, db: Db, body: unknown, error: string): Promise<void>;
   /** The job failed its last retry (dead-letter queue): recorded as failed, never dropped. */
   giveUp(env: Env, db: Db, body: unknown): Promise<void>;
 }
@@ -29,7 +29,6 @@ const GAVE_UP = "The job failed on every retry and went to the dead-letter queue
 const consumers: Record<keyof typeof QUEUES, Consumer> = {
   notifications: {
     run: (env, db, body) => deliverOutboxMessage(env, db, (body as NotificationJob).outboxId),
-    noteError: (_env, db, body, error) => noteOutboxError(db, (body as NotificationJob).outboxId, error),
     giveUp: (_env, db, body) => failOutboxMessage(db, (body as NotificationJob).outboxId, GAVE_UP),
   },
   routing: {
@@ -69,7 +68,7 @@ export default {
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
         console.error("queue message failed", batch.queue, message.id, err);
-        if (!dead) await consumer.noteError(env, db, message.body, error).catch((e: unknown) => console.error("could not record the error", message.id, e));
+        if (!dead) await consumer.noteError?.(env, db, message.body, error).catch((e: unknown) => console.error("could not record the error", message.id, e));
         // At-least-once delivery with backoff; the dead-letter queue keeps what finally fails.
         message.retry({ delaySeconds: Math.min(2 ** message.attempts, 300) });
       }

@@ -23,6 +23,12 @@ export const companies = sqliteTable("companies", {
   pricing_package: integer("pricing_package").notNull().default(0),
   test_phase: integer("test_phase", { mode: "boolean" }).notNull().default(false),
   timezone: text("timezone").notNull().default("Europe/Berlin"),
+  /** Language of messages to drivers, dispatchers and customers. */
+  language: text("language", { enum: ["de", "en"] }).notNull().default("de"),
+  /** A customer is told again when the ETA of a started route moves by more than this. */
+  eta_update_minutes: integer("eta_update_minutes").notNull().default(15),
+  /** A customer is told when this many stops lie between the driver and them (0: never). */
+  notify_stops_before: integer("notify_stops_before").notNull().default(1),
   created_at: text("created_at").notNull().default(now),
 });
 
@@ -331,16 +337,21 @@ export const outbox = sqliteTable(
     id: integer("id").primaryKey({ autoIncrement: true }),
     company_id: integer("company_id").notNull().references(() => companies.id),
     channel: text("channel", { enum: ["email", "sms"] }).notNull(),
+    /** Email address, or an E.164 phone number for SMS. */
     to: text("to").notNull(),
+    /** Subject, text and HTML as sent: rendered from `template` and `data` when the message goes out. */
     subject: text("subject"),
-    body: text("body").notNull(),
+    body: text("body"),
+    html: text("html"),
     template: text("template").notNull(),
     data: text("data", { mode: "json" }).$type<Record<string, unknown>>(),
-    status: text("status", { enum: ["pending", "sent", "failed"] }).notNull().default("pending"),
+    status: text("status", { enum: ["queued", "sent", "failed"] }).notNull().default("queued"),
+    attempts: integer("attempts").notNull().default(0),
+    last_error: text("last_error"),
+    /** The provider's id of the sent message (Cloudflare Email, the HTTP mail API, the SMS API). */
+    provider_message_id: text("provider_message_id"),
     created_at: text("created_at").notNull().default(now),
     sent_at: text("sent_at"),
-    /** The last delivery error; with status `failed` the reason it was given up. */
-    error: text("error"),
   },
   (t) => [index("outbox_company_status").on(t.company_id, t.status)],
 );

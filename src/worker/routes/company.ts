@@ -9,6 +9,7 @@ import type { FieldMap } from "../lib/filters";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { AddressSchema, presentAddress } from "../services/addresses";
 import { Email, UserSchema, type UserRow, inviteUser, presentUser } from "../services/users";
+import { CompanySettings } from "../services/company-settings";
 
 const CompanySchema = z
   .object({
@@ -17,6 +18,7 @@ const CompanySchema = z
     location_id: z.number().int().nullable(),
     pricing_package: z.number().int(),
     test_phase: z.boolean(),
+    ...CompanySettings.shape,
   })
   .openapi("Company");
 
@@ -90,8 +92,8 @@ const presentUsers = (rows: UserRow[]) => rows.map(presentUser);
 export const companyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(getCompany, async (c) => {
     const [row] = await c.get("db").select().from(companies).where(eq(companies.id, c.get("company").id));
-    const { id, companyname, location_id, pricing_package, test_phase } = row;
-    return c.json(allOnOnePage([{ id, companyname, location_id, pricing_package, test_phase }]), 200);
+    const { id, companyname, location_id, pricing_package, test_phase, timezone, language, eta_update_minutes, notify_stops_before } = row;
+    return c.json(allOnOnePage([{ id, companyname, location_id, pricing_package, test_phase, timezone, language, eta_update_minutes, notify_stops_before }]), 200);
   })
   .openapi(getCompanyAddress, async (c) => {
     const company = c.get("company");

@@ -133,13 +133,13 @@ export const lifecycleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   })
   .openapi(updateEtasOne, async (c) => {
     const cid = c.get("company").id;
-    const [result] = await updateEtas(c.get("db"), cid, c.req.valid("param").route_id);
+    const [result] = await updateEtas(c.env, c.get("db"), cid, c.req.valid("param").route_id);
     c.executionCtx.waitUntil(publish(c.env, cid, { type: "eta", route_id: result.route_id }, result.driver_id));
     return c.json(result, 200);
   })
   .openapi(updateEtasAll, async (c) => {
     const cid = c.get("company").id;
-    const results = await updateEtas(c.get("db"), cid);
+    const results = await updateEtas(c.env, c.get("db"), cid);
     c.executionCtx.waitUntil(Promise.all(results.map((r) => publish(c.env, cid, { type: "eta", route_id: r.route_id }, r.driver_id))));
     return c.json(allOnOnePage(results), 200);
   });

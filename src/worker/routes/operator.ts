@@ -12,6 +12,7 @@ import { operatorAreaRoutes } from "./operator-areas";
 import { SLUG, findCompanyBySlug } from "../middleware/tenancy";
 import { Email, Password, UserSchema, prepareUser, presentUser } from "../services/users";
 import { AddressInput, resolveAddressInput } from "../services/address-input";
+import { CompanySettings } from "../services/company-settings";
 
 const operatorErrors = { 403: errorResponses[403], 404: errorResponses[404], 409: errorResponses[409], 422: errorResponses[422] };
 
@@ -29,13 +30,30 @@ const createCompany = createRoute({
       z.object({
         slug: z.string().regex(SLUG, "lower-case letters, digits and '-', 2-40 characters"),
         companyname: z.string().min(1).max(200),
-        timezone: z.string().optional().openapi({ example: "Europe/Berlin" }),
+        ...CompanySettings.partial().shape,
         depot: AddressInput.optional(),
         dispatcher: z.object({ email: Email, password: Password, ...Person }),
       }),
     ),
   },
   responses: { 201: jsonResponse(z.object({ id: z.number().int(), slug: z.string() }), "Company created"), ...operatorErrors },
+});
+
+const settingsOf = ({ timezone, language, eta_update_minutes, notify_stops_before }: Partial<z.infer<typeof CompanySettings>>) =>
+  Object.fromEntries(Object.entries({ timezone, language, eta_update_minutes, notify_stops_before }).filter(([, v]) => v !== undefined));
+
+const updateCompany = createRoute({
+  method: "patch",
+  path: "/companies/{slug}",
+  tags: ["Operator"],
+  summary: "Change a company's name and settings",
+  description: "Time zone, language of messages and the customer notification rules; fields left out stay as they are.",
+  security: [{ Operator: [] }],
+  request: {
+    params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" } }) }),
+    body: jsonBody(z.object({ companyname: z.string().min(1).max(200).optional(), ...CompanySettings.partial().shape })),
+  },
+  responses: { 200: jsonResponse(z.object({ id: z.number().int(), slug: z.string(), companyname: z.string(), ...CompanySettings.shape }), "The company"), ...operatorErrors },
 });
 
 const createUser = createRoute({
@@ -57,14 +75,17 @@ const OutboxSchema = z
     id: z.number().int(),
     channel: z.enum(["email", "sms"]),
     to: z.string(),
-    subject: z.string().nullable(),
-    body: z.string(),
+    subject: z.string().nullable().openapi({ description: "As sent (rendered from `template` and `data` when the message goes out)" }),
+    body: z.string().nullable().openapi({ description: "Plain-text part as sent" }),
+    html: z.string().nullable().openapi({ description: "HTML part as sent (emails)" }),
     template: z.string(),
     data: z.record(z.string(), z.unknown()).nullable(),
-    status: z.enum(["pending", "sent", "failed"]),
+    status: z.enum(["queued", "sent", "failed"]),
+    attempts: z.number().int(),
+    last_error: z.string().nullable(),
+    provider_message_id: z.string().nullable(),
     created_at: z.string(),
     sent_at: z.string().nullable(),
-    error: z.string().nullable().openapi({ description: "Last delivery error; when `failed`, why the message was given up" }),
   })
   .openapi("OutboxMessage");
 
@@ -75,6 +96,8 @@ const outboxFields: FieldMap = {
   status: { column: outbox.status, type: "text" },
   channel: { column: outbox.channel, type: "text" },
   created_at: { column: outbox.created_at, type: "datetime" },
+  sent_at: { column: outbox.sent_at, type: "datetime" },
+  attempts: { column: outbox.attempts, type: "integer" },
 };
 
 const listOutbox = createRoute({
@@ -82,6 +105,7 @@ const listOutbox = createRoute({
   path: "/companies/{slug}/outbox",
   tags: ["Operator"],
   summary: "Outgoing messages of a company",
+  description: "Every outgoing email and SMS with its delivery state: `queued` (waiting or being retried with backoff; `attempts` and `last_error` tell), `sent` (`provider_message_id`, `sent_at`) or `failed` (attempts used up, or an SMS number that cannot be dialled). `q` filters on `status`, `channel`, `template`, `to`, `attempts`, `created_at`, `sent_at`.",
   security: [{ Operator: [] }],
   request: { params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" } }) }), query: ListQuery },
   responses: { 200: jsonResponse(z.union([envelope(OutboxSchema, "OutboxList"), OutboxSchema]), "Messages"), ...operatorErrors },
@@ -105,7 +129,7 @@ operatorRoutes
     const companyId = sql`(select id from ${companies} where ${companies.slug} = ${body.slug})`;
     const { insert: dispatcher } = await prepareUser(db, companyId, { usertype: "dispatcher", ...body.dispatcher, confirmed: true, active: true });
     const [[company]] = await db.batch([
-      db.insert(companies).values({ slug: body.slug, companyname: body.companyname, timezone: body.timezone ?? "Europe/Berlin" }).returning(),
+      db.insert(companies).values({ slug: body.slug, companyname: body.companyname, ...settingsOf(body) }).returning(),
       ...(depot
         ? [
             db.insert(addresses).values({ ...depot, company_id: companyId, addresstype: "depot" }),
@@ -118,6 +142,17 @@ operatorRoutes
       dispatcher,
     ] as const);
     return c.json({ id: company.id, slug: company.slug }, 201);
+  })
+  .openapi(updateCompany, async (c) => {
+    const db = c.get("db");
+    const company = await companyOr404(db, c.req.valid("param").slug);
+    const body = c.req.valid("json");
+    const changes = { ...settingsOf(body), ...(body.companyname !== undefined ? { companyname: body.companyname } : {}) };
+    const [row] = Object.keys(changes).length
+      ? await db.update(companies).set(changes).where(eq(companies.id, company.id)).returning()
+      : await db.select().from(companies).where(eq(companies.id, company.id));
+    const { id, slug, companyname, timezone, language, eta_update_minutes, notify_stops_before } = row;
+    return c.json({ id, slug, companyname, timezone, language, eta_update_minutes, notify_stops_before }, 200);
   })
   .openapi(createUser, async (c) => {
     const db = c.get("db");

@@ -201,10 +201,10 @@ export async function createDriver(env: Env, db: Db, company: Company, creatorId
     db.select({ email: users.email }).from(users).where(and(eq(users.id, creatorId), eq(users.company_id, company.id))),
   ]);
   const messages: OutgoingMessage[] = [
-    driverActivationEmail({ base, slug: company.slug, companyname: company.companyname, email: input.email, firstname: input.firstname ?? null, code: prepared.code }),
+    driverActivationEmail({ base, slug: company.slug, email: input.email, firstname: input.firstname ?? null, code: prepared.code }),
   ];
-  if (creator) messages.push(driverCreatedNotice({ to: creator.email, companyname: company.companyname, driverEmail: input.email, template: "driver_created_dispatcher" }));
-  if (env.OPERATOR_EMAIL) messages.push(driverCreatedNotice({ to: env.OPERATOR_EMAIL, companyname: company.companyname, driverEmail: input.email, template: "driver_created_operator" }));
+  if (creator) messages.push(driverCreatedNotice({ to: creator.email, driverEmail: input.email, template: "driver_created_dispatcher" }));
+  if (env.OPERATOR_EMAIL) messages.push(driverCreatedNotice({ to: env.OPERATOR_EMAIL, driverEmail: input.email, template: "driver_created_operator" }));
 
   // Fields prepareUser does not know are set by an update of the new row inside the same batch.
   const extra: Partial<UserRow> = {};

@@ -6,14 +6,15 @@
  * compare-and-set on the state it was checked against, so even a direct call
  * can never produce a state outside the table.
  */
-import { and, asc, desc, eq, inArray, isNull, sql } from "drizzle-orm";
-import { addresses, companies, deliveries, driverTracking, routes, users } from "../db/schema";
+import { and, asc, desc, eq, inArray, isNull, ne, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { addresses, companies, deliveries, driverTracking, outbox, routes, users } from "../db/schema";
 import { estimateArrivals } from "../domain/eta";
 import { DeliveryStatus, RouteStatus, UNFINISHED_ROUTE_STATUSES, canTransitionRoute } from "../domain/states";
 import type { AuthUser, Company, Db, Env } from "../env";
 import { ApiError, type ErrorStatus, conflict, forbidden, notFound, unprocessable } from "../errors";
 import type { LiveEvent } from "../../durable/company";
-import { formatDateTime, localDateTimeText, nowIso, parseDateTime } from "../lib/time";
+import { formatDateTime, nowIso, parseDateTime } from "../lib/time";
 import { type RouteRow, loadRoute } from "./route-records";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
 
@@ -97,45 +98,59 @@ export async function changeRoute(env: Env, db: Db, company: Company, actor: Aut
  */
 async function startTour(env: Env, db: Db, company: Company, route: RouteRow) {
   const etas = await computeEtas(db, company.id, company.timezone, route);
-  const messages: OutgoingMessage[] = etas.flatMap((e) => {
-    if (!e.notify) return [];
-    const from = localDateTimeText(parseDateTime(e.eta_from)!, company.timezone);
-    const to = localDateTimeText(parseDateTime(e.eta_to)!, company.timezone);
-    const text = `Your delivery from ${company.companyname} is expected on ${from.date} between ${from.time} and ${to.time}${to.date === from.date ? "" : ` (${to.date})`}, local time (${company.timezone}).`;
-    const data = { delivery_id: e.id, route_id: route.id, eta_from: e.eta_from, eta_to: e.eta_to };
-    return [
-      ...(e.email ? [{ channel: "email" as const, to: e.email, subject: `Delivery from ${company.companyname}`, body: text, template: "delivery_eta", data }] : []),
-      ...(e.phonenr ? [{ channel: "sms" as const, to: e.phonenr, body: text, template: "delivery_eta", data }] : []),
-    ];
-  });
+  const messages = customerMessages("delivery_eta", route.id, etas);
   const updates = etas.map((e) =>
     db.update(deliveries).set({ tdt_from: e.tdt_from, tdt_to: e.tdt_to, eta_from: e.eta_from, eta_to: e.eta_to }).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, e.id))),
   );
-  if (!updates.length) return;
-  if (!messages.length) {
-    await db.batch(updates as unknown as [(typeof updates)[number]]);
-    return;
-  }
-  const results = await db.batch([outboxInsert(db, company.id, messages), ...updates] as const);
-  await dispatchOutbox(env, company.id, results[0]);
+  await writeWithMessages(env, db, company.id, updates, messages);
 }
 
-interface DeliveryEta {
+/** Customer messages of one kind to the deliveries that asked for them: email and/or SMS to the address's contacts. */
+function customerMessages(template: string, routeId: number, etas: CustomerEta[], extra: Record<string, unknown> = {}): OutgoingMessage[] {
+  return etas.flatMap((e) => {
+    if (!e.notify) return [];
+    const data = { delivery_id: e.id, route_id: routeId, eta_from: e.eta_from, eta_to: e.eta_to, ...extra };
+    return [
+      ...(e.email ? [{ channel: "email" as const, to: e.email, template, data }] : []),
+      ...(e.phonenr ? [{ channel: "sms" as const, to: e.phonenr, country: e.country, template, data }] : []),
+    ];
+  });
+}
+
+/** Writes D1 updates and the messages they cause in one batch, then hands the messages to the queue. */
+async function writeWithMessages(env: Env, db: Db, companyId: number, updates: BatchItem<"sqlite">[], messages: OutgoingMessage[]) {
+  if (!updates.length && !messages.length) return;
+  if (!messages.length) {
+    await db.batch(updates as [BatchItem<"sqlite">]);
+    return;
+  }
+  const [queued] = await db.batch([outboxInsert(db, companyId, messages), ...updates]);
+  await dispatchOutbox(env, companyId, queued);
+}
+
+/** What a customer message needs of a delivery. */
+interface CustomerEta {
   id: number;
-  tdt_from: string;
   eta_from: string;
   eta_to: string;
-  tdt_to: string;
   notify: boolean;
   email: string | null;
   phonenr: string | null;
+  country: string | null;
 }
+
+interface DeliveryEta extends CustomerEta {
+  tdt_from: string;
+  tdt_to: string;
+}
+
+const customerColumns = { notify: deliveries.notify_customer, email: addresses.email, phonenr: addresses.phonenr, country: addresses.country };
 
 /** ETAs of a route's open deliveries, in driving order, from the driver's last position (else the depot) and now. */
 async function computeEtas(db: Db, companyId: number, timeZone: string, route: RouteRow): Promise<DeliveryEta[]> {
   const [open, position, base] = await Promise.all([
     db
-      .select({ id: deliveries.id, lng: addresses.lng, lat: addresses.lat, pdt_from: deliveries.pdt_from, els: deliveries.els, notify: deliveries.notify_customer, email: addresses.email, phonenr: addresses.phonenr })
+      .select({ id: deliveries.id, lng: addresses.lng, lat: addresses.lat, pdt_from: deliveries.pdt_from, els: deliveries.els, ...customerColumns })
       .from(deliveries)
       .innerJoin(addresses, eq(addresses.id, deliveries.deliverylocation_id))
       .where(and(eq(deliveries.company_id, companyId), eq(deliveries.route_id, route.id), eq(deliveries.status, DeliveryStatus.routed)))
@@ -173,26 +188,50 @@ async function computeEtas(db: Db, companyId: number, timeZone: string, route: R
       notify: d.notify,
       email: d.email,
       phonenr: d.phonenr,
+      country: d.country,
     };
   });
 }
 
-/** GET /updateetas/timewindow[/<route_id>]: fresh ETAs of routes on the way. */
-export async function updateEtas(db: Db, companyId: number, routeId?: number) {
+/**
+ * GET /updateetas/timewindow[/<route_id>] and the periodic refresh: fresh ETAs
+ * of routes on the way. A customer who was told a window hears again when it
+ * moved by more than the company's `eta_update_minutes`.
+ */
+export async function updateEtas(env: Env, db: Db, companyId: number, routeId?: number) {
   const onTheWay = routeId === undefined
     ? await db.select().from(routes).where(and(eq(routes.company_id, companyId), eq(routes.status, RouteStatus.ontheway)))
     : [await loadRoute(db, companyId, routeId)];
   if (routeId !== undefined && onTheWay[0].status !== RouteStatus.ontheway) throw conflict("ETAs are computed for routes on the way only", "route_id");
-  const [company] = await db.select({ timezone: companies.timezone }).from(companies).where(eq(companies.id, companyId));
+  const [company] = await db.select({ timezone: companies.timezone, margin: companies.eta_update_minutes }).from(companies).where(eq(companies.id, companyId));
   const results = [];
   for (const route of onTheWay) {
     const etas = await computeEtas(db, companyId, company.timezone, route);
-    if (etas.length)
-      await db.batch(etas.map((e) => db.update(deliveries).set({ eta_from: e.eta_from, eta_to: e.eta_to }).where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, e.id)))) as never);
+    const told = await lastToldEtas(db, companyId, route.id);
+    const moved = etas.filter((e) => {
+      const before = told.get(e.id);
+      return before !== undefined && Math.abs(Date.parse(e.eta_from) - Date.parse(before)) > company.margin * 60_000;
+    });
+    const updates = etas.map((e) => db.update(deliveries).set({ eta_from: e.eta_from, eta_to: e.eta_to }).where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, e.id))));
+    await writeWithMessages(env, db, companyId, updates, customerMessages("delivery_eta_update", route.id, moved));
     results.push({ route_id: route.id, driver_id: route.driver_id, etas: etas.map(({ id, eta_from, eta_to }) => ({ delivery_id: id, eta_from, eta_to })) });
   }
   return results;
 }
+
+/** The ETA (window start) each customer of a route was last told, by delivery id. */
+async function lastToldEtas(db: Db, companyId: number, routeId: number): Promise<Map<number, string>> {
+  const told = await db
+    .select({ data: outbox.data })
+    .from(outbox)
+    .where(and(eq(outbox.company_id, companyId), inArray(outbox.template, [...ETA_TEMPLATES]), sql`json_extract(${outbox.data}, '$.route_id') = ${routeId}`))
+    .orderBy(asc(outbox.id));
+  const byDelivery = new Map<number, string>();
+  for (const { data } of told) if (data) byDelivery.set(Number(data.delivery_id), String(data.eta_from));
+  return byDelivery;
+}
+
+const ETA_TEMPLATES = ["delivery_eta", "delivery_eta_update", "delivery_approaching"] as const;
 
 /** POST /cancelroute: 0..3 -> 5; its unfinished deliveries return to the pool. */
 export async function cancelRoute(_env: Env, db: Db, company: Company, routeId: number): Promise<ChangeResult> {
@@ -218,7 +257,7 @@ export async function cancelRoute(_env: Env, db: Db, company: Company, routeId: 
 }
 
 /** POST /deliverydone: a delivery of a route on the way reported; the last report finishes the route. */
-export async function reportDelivery(db: Db, company: Company, actor: AuthUser, deliveryId: number, outcome: "delivered" | "undelivered", drivernotes?: string): Promise<ChangeResult> {
+export async function reportDelivery(env: Env, db: Db, company: Company, actor: AuthUser, deliveryId: number, outcome: "delivered" | "undelivered", drivernotes?: string): Promise<ChangeResult> {
   const [delivery] = await db.select().from(deliveries).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, deliveryId)));
   if (!delivery) throw notFound("Delivery");
   const route = delivery.route_id === null ? null : await loadRoute(db, company.id, delivery.route_id);
@@ -228,20 +267,43 @@ export async function reportDelivery(db: Db, company: Company, actor: AuthUser, 
   const now = nowIso();
   const status = outcome === "delivered" ? DeliveryStatus.delivered : DeliveryStatus.undelivered;
   const reportedAll = sql`not exists (select 1 from ${deliveries} where ${deliveries.route_id} = ${route.id} and ${deliveries.status} = ${DeliveryStatus.routed})`;
-  const [updated, finished] = await db.batch([
+  const approaching = await approachingMessages(db, company.id, route.id, delivery.id);
+  const [updated, finished, queued] = await db.batch([
     db
       .update(deliveries)
       .set({ status, atd: now, ata: delivery.ata ?? now, ...(drivernotes !== undefined ? { drivernotes } : {}) })
       .where(and(eq(deliveries.id, delivery.id), eq(deliveries.status, DeliveryStatus.routed), sql`exists (select 1 from ${routes} where ${routes.id} = ${route.id} and ${routes.status} = ${RouteStatus.ontheway})`))
       .returning({ id: deliveries.id }),
     db.update(routes).set({ status: RouteStatus.finished }).where(and(eq(routes.id, route.id), eq(routes.status, RouteStatus.ontheway), reportedAll)).returning({ id: routes.id }),
+    // Nothing to tell still inserts nothing: an insert needs at least one row, so the batch carries a no-op read instead.
+    approaching.length ? outboxInsert(db, company.id, approaching) : db.select({ id: outbox.id, status: outbox.status }).from(outbox).where(sql`0`),
   ] as const);
   if (!updated.length) throw conflict("The delivery or its route changed meanwhile; read it again", "status");
+  await dispatchOutbox(env, company.id, queued);
   const events = [{ event: { type: "delivery", id: delivery.id, status, route_id: route.id } as LiveEvent, driverId: route.driver_id }];
   if (finished.length) events.push(routeEvent(route.id, RouteStatus.finished, route.driver_id));
   return { events };
 }
 
+
+/**
+ * After a report: the customer with exactly `notify_stops_before` open stops
+ * left before theirs hears that the driver is close (once: each delivery
+ * passes that place in the order once).
+ */
+async function approachingMessages(db: Db, companyId: number, routeId: number, reportedId: number): Promise<OutgoingMessage[]> {
+  const [company] = await db.select({ stopsBefore: companies.notify_stops_before }).from(companies).where(eq(companies.id, companyId));
+  if (!company || company.stopsBefore < 1) return [];
+  const open = await db
+    .select({ id: deliveries.id, eta_from: deliveries.eta_from, eta_to: deliveries.eta_to, ...customerColumns })
+    .from(deliveries)
+    .innerJoin(addresses, eq(addresses.id, deliveries.deliverylocation_id))
+    .where(and(eq(deliveries.company_id, companyId), eq(deliveries.route_id, routeId), eq(deliveries.status, DeliveryStatus.routed), ne(deliveries.id, reportedId)))
+    .orderBy(asc(deliveries.orderindex));
+  const next = open[company.stopsBefore];
+  if (!next?.eta_from || !next.eta_to) return [];
+  return customerMessages("delivery_approaching", routeId, [{ ...next, eta_from: next.eta_from, eta_to: next.eta_to }], { stops_before: company.stopsBefore });
+}
 
 /** A state change as the company's Durable Object receives it over RPC. */
 export type LifecycleOp =
@@ -259,7 +321,7 @@ export async function applyLifecycleOp(env: Env, db: Db, op: LifecycleOp): Promi
         ? await changeRoute(env, db, op.company, op.actor, op.routeId, op.change)
         : op.kind === "cancel"
           ? await cancelRoute(env, db, op.company, op.routeId)
-          : await reportDelivery(db, op.company, op.actor, op.deliveryId, op.outcome, op.drivernotes);
+          : await reportDelivery(env, db, op.company, op.actor, op.deliveryId, op.outcome, op.drivernotes);
     return { ok: true, events: result.events };
   } catch (err) {
     if (err instanceof ApiError) return { ok: false, status: err.status as ErrorStatus, message: err.message, fields: err.fields };

@@ -169,10 +169,8 @@ export async function runOneStepUpload(env: Env, db: Db, { companyId, processId,
       {
         channel: "email",
         to: upload.email,
-        subject: "Your routes are ready",
-        body: `The upload ${upload.files.map((f) => f.name).join(", ")} was routed: ${outcome.routeIds.length} tours. Result spreadsheet: ${link}`,
         template: "upload_result",
-        data: { process_id: processId, link, tours: outcome.routeIds.length },
+        data: { process_id: processId, link, tours: outcome.routeIds.length, files: upload.files.map((f) => f.name).join(", ") },
       },
     ]),
   ]);

@@ -81,7 +81,7 @@ export async function prepareUser(db: Db, companyId: number | SQL, input: NewUse
 /** POST /adduser/*: the new user plus the invitation email, in one batch. */
 export async function inviteUser(env: Env, db: Db, company: Company, input: NewUser, base: string): Promise<{ user: UserRow; code: string }> {
   const { code, insert } = await prepareUser(db, company.id, input);
-  const mail: OutgoingMessage = invitationEmail({ base, slug: company.slug, companyname: company.companyname, email: input.email, usertype: input.usertype, code });
+  const mail: OutgoingMessage = invitationEmail({ base, slug: company.slug, email: input.email, usertype: input.usertype, code });
   const [[user], ids] = await db.batch([insert, outboxInsert(db, company.id, [mail])]);
   await dispatchOutbox(env, company.id, ids);
   return { user, code };

@@ -1,0 +1,231 @@
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import worker from "../src/worker/index";
+import { OUTBOX_MAX_ATTEMPTS } from "../src/worker/services/outbox";
+import { OPERATOR, type TestCompany, call, createCompany, insertAddress, routeAndStart, tomorrowAt } from "./helpers";
+
+interface OutboxRow {
+  id: number;
+  channel: string;
+  to: string;
+  template: string;
+  subject: string | null;
+  body: string | null;
+  html: string | null;
+  status: string;
+  attempts: number;
+  last_error: string | null;
+  provider_message_id: string | null;
+  data: Record<string, unknown>;
+}
+
+const outboxOf = async (slug: string, template?: string): Promise<OutboxRow[]> => {
+  const q = template ? `?q=${encodeURIComponent(JSON.stringify({ filters: [{ name: "template", op: "==", val: template }] }))}` : "";
+  return (await call("GET", `/_operator/companies/${slug}/outbox${q}`, { headers: OPERATOR })).body.objects;
+};
+
+/** Runs the notifications consumer on these outbox rows, as the queue would (attempt `attempts`). */
+async function deliver(companyId: number, ids: number[], overrides: Partial<typeof env> = {}, attempts = 1) {
+  const batch = createMessageBatch(
+    "dispatch-notifications",
+    ids.map((id, i) => ({ id: `m-${id}-${attempts}-${i}`, timestamp: new Date(), attempts, body: { outboxId: id, companyId } })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch, { ...env, ...overrides });
+  return getQueueResult(batch, ctx);
+}
+
+interface Recorded {
+  url: string;
+  method: string;
+  headers: Headers;
+  body: string;
+}
+
+/** Replaces fetch for the providers' HTTP APIs, recording every request (the HTTP boundary). */
+function fakeProviderApi(answer: (req: Recorded) => Response) {
+  const requests: Recorded[] = [];
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const request = new Request(input, init);
+    const recorded = { url: request.url, method: request.method, headers: request.headers, body: await request.text() };
+    requests.push(recorded);
+    return answer(recorded);
+  });
+  return requests;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+async function invite(co: TestCompany, email: string) {
+  expect((await co.api("POST", "/adduser/watcher", { body: { email } })).status).toBe(201);
+  const [row] = (await outboxOf(co.slug, "invitation")).filter((m) => m.to === email);
+  return row;
+}
+
+describe("email providers", () => {
+  it("Cloudflare Email Service (the default): German text and HTML from the template, the message id recorded", async () => {
+    const co = await createCompany();
+    const row = await invite(co, "w@example.com");
+    expect(row.status).toBe("queued");
+    const result = await deliver(co.id, [row.id]);
+    expect(result.explicitAcks).toHaveLength(1);
+    const [sent] = (await outboxOf(co.slug, "invitation")).filter((m) => m.id === row.id);
+    expect(sent).toMatchObject({ status: "sent", attempts: 1, last_error: null });
+    expect(sent.provider_message_id).toBeTruthy();
+    expect(sent.subject).toBe(`Ihr Zugang bei Company ${co.slug}`);
+    expect(sent.body).toContain("Passwort festlegen: ");
+    expect(sent.html).toContain(`<a href="${String(sent.data.link).replace(/&/g, "&amp;")}">Passwort festlegen</a>`);
+  });
+
+  it("the HTTP mail API gets the Resend request shape with the key, the company as sender name and an idempotency key", async () => {
+    const co = await createCompany();
+    const row = await invite(co, "http@example.com");
+    const requests = fakeProviderApi(() => Response.json({ id: "re_123" }));
+    const config = { MAIL_PROVIDER: "http", MAIL_HTTP_URL: "https://mail.example/emails", MAIL_HTTP_KEY: "mail-key", MAIL_FROM: "dispatch@example.com" };
+    await deliver(co.id, [row.id], config);
+    expect(requests).toHaveLength(1);
+    const [req] = requests;
+    expect(req.url).toBe("https://mail.example/emails");
+    expect(req.method).toBe("POST");
+    expect(req.headers.get("authorization")).toBe("Bearer mail-key");
+    expect(req.headers.get("idempotency-key")).toBe(`outbox-${row.id}`);
+    const body = JSON.parse(req.body);
+    expect(body).toMatchObject({ from: `"Company ${co.slug}" <dispatch@example.com>`, to: ["http@example.com"], subject: `Ihr Zugang bei Company ${co.slug}` });
+    expect(body.text).toContain("Passwort festlegen");
+    expect(body.html).toContain("<a href=");
+    const [sent] = (await outboxOf(co.slug, "invitation")).filter((m) => m.id === row.id);
+    expect(sent).toMatchObject({ status: "sent", provider_message_id: "re_123" });
+    // Redelivery of a sent message sends nothing.
+    await deliver(co.id, [row.id], config, 2);
+    expect(requests).toHaveLength(1);
+  });
+
+  it("a failing provider is retried with the error recorded, then marked failed after the last attempt", async () => {
+    const co = await createCompany();
+    const row = await invite(co, "down@example.com");
+    const requests = fakeProviderApi(() => new Response("upstream down", { status: 503 }));
+    const config = { MAIL_PROVIDER: "http", MAIL_HTTP_URL: "https://mail.example/emails", MAIL_HTTP_KEY: "k" };
+    for (let attempt = 1; attempt < OUTBOX_MAX_ATTEMPTS; attempt++) {
+      const result = await deliver(co.id, [row.id], config, attempt);
+      expect(result.retryMessages).toHaveLength(1);
+      const [now] = (await outboxOf(co.slug, "invitation")).filter((m) => m.id === row.id);
+      expect(now).toMatchObject({ status: "queued", attempts: attempt });
+      expect(now.last_error).toContain("503");
+    }
+    const last = await deliver(co.id, [row.id], config, OUTBOX_MAX_ATTEMPTS);
+    expect(last.retryMessages).toHaveLength(0);
+    expect(last.explicitAcks).toHaveLength(1);
+    const [failed] = (await outboxOf(co.slug, "invitation")).filter((m) => m.id === row.id);
+    expect(failed).toMatchObject({ status: "failed", attempts: OUTBOX_MAX_ATTEMPTS });
+    expect(requests).toHaveLength(OUTBOX_MAX_ATTEMPTS);
+    // The operator finds it by status.
+    const q = encodeURIComponent(JSON.stringify({ filters: [{ name: "status", op: "==", val: "failed" }] }));
+    expect((await call("GET", `/_operator/companies/${co.slug}/outbox?q=${q}`, { headers: OPERATOR })).body.objects.map((m: OutboxRow) => m.id)).toEqual([row.id]);
+  });
+
+  it("writes in the company's language", async () => {
+    const co = await createCompany();
+    const patched = await call("PATCH", `/_operator/companies/${co.slug}`, { headers: OPERATOR, body: { language: "en" } });
+    expect(patched.status, patched.text).toBe(200);
+    expect((await co.api("GET", "/company")).body.objects[0]).toMatchObject({ language: "en", timezone: "Europe/Berlin", eta_update_minutes: 15, notify_stops_before: 1 });
+    const row = await invite(co, "en@example.com");
+    await deliver(co.id, [row.id]);
+    const [sent] = (await outboxOf(co.slug, "invitation")).filter((m) => m.id === row.id);
+    expect(sent.subject).toBe(`Your watcher account at Company ${co.slug}`);
+  });
+
+  it("refuses settings it cannot use, changing nothing", async () => {
+    const co = await createCompany();
+    for (const body of [{ timezone: "Mars/Olympus" }, { language: "fr" }, { eta_update_minutes: 0 }, { notify_stops_before: -1 }]) {
+      const res = await call("PATCH", `/_operator/companies/${co.slug}`, { headers: OPERATOR, body });
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.fields).toContain(Object.keys(body)[0]);
+    }
+    expect((await co.api("GET", "/company")).body.objects[0]).toMatchObject({ language: "de", timezone: "Europe/Berlin" });
+  });
+});
+
+/** A started route of three deliveries whose customers want to hear (email and SMS), with an active driver. */
+async function startedRoute(phones: string[], window = { from: tomorrowAt(6), to: tomorrowAt(20) }) {
+  const co = await createCompany();
+  const ids: number[] = [];
+  for (const [i, [lng, lat]] of [[13.42, 52.5], [13.45, 52.52], [13.4, 52.54]].entries()) {
+    const address = await insertAddress(co.id, { lng, lat });
+    await env.DB.prepare("UPDATE addresses SET email = ?, phonenr = ?, country = 'DE' WHERE id = ?").bind(`c${i}@example.com`, phones[i] ?? null, address).run();
+    ids.push((await co.api("POST", "/delivery", { body: { deliverylocation_id: address, pdt_from: window.from, pdt_to: window.to, els: 5, notify_customer: true } })).body.id);
+  }
+  const { driver, routeId, started } = await routeAndStart(co, ids);
+  const order: number[] = started.body.deliveries.map((d: { id: number }) => d.id);
+  return { co, driver, routeId, order };
+}
+
+describe("customer messages", () => {
+  it("SMS go to E.164 numbers through the Twilio-compatible API; a number that cannot be dialled fails at once with the reason", async () => {
+    const { co } = await startedRoute(["030 1234567", "0171 2345678", "12"]);
+    const sms = (await outboxOf(co.slug, "delivery_eta")).filter((m) => m.channel === "sms");
+    expect(sms.map((m) => m.to).sort()).toEqual(["+49301234567", "+491712345678", "12"].sort());
+    const invalid = sms.find((m) => m.to === "12")!;
+    expect(invalid.status).toBe("failed");
+    expect(invalid.last_error).toContain("not a valid phone number");
+
+    const requests = fakeProviderApi(() => Response.json({ sid: "SM123" }, { status: 201 }));
+    const config = { SMS_PROVIDER: "twilio", SMS_ACCOUNT_SID: "AC42", SMS_AUTH_TOKEN: "secret", SMS_FROM: "+4915000000", SMS_API_URL: "https://sms.example" };
+    const valid = sms.filter((m) => m.status === "queued");
+    await deliver(co.id, valid.map((m) => m.id), config);
+    expect(requests).toHaveLength(2);
+    for (const req of requests) {
+      expect(req.url).toBe("https://sms.example/2010-04-01/Accounts/AC42/Messages.json");
+      expect(req.headers.get("content-type")).toBe("application/x-www-form-urlencoded");
+      expect(req.headers.get("authorization")).toBe(`Basic ${btoa("AC42:secret")}`);
+      const form = new URLSearchParams(req.body);
+      expect(form.get("From")).toBe("+4915000000");
+      expect(valid.map((m) => m.to)).toContain(form.get("To"));
+      expect(form.get("Body")).toContain("Ihre Lieferung von");
+    }
+    const after = (await outboxOf(co.slug, "delivery_eta")).filter((m) => m.channel === "sms" && m.status === "sent");
+    expect(after.map((m) => m.provider_message_id)).toEqual(["SM123", "SM123"]);
+  });
+
+  it("the ETA email reads the window in the company's time zone", async () => {
+    const { co, order } = await startedRoute([]);
+    const [first] = (await outboxOf(co.slug, "delivery_eta")).filter((m) => m.data.delivery_id === order[0]);
+    await deliver(co.id, [first.id]);
+    const [sent] = (await outboxOf(co.slug, "delivery_eta")).filter((m) => m.id === first.id);
+    const berlin = (iso: unknown) => new Intl.DateTimeFormat("de-DE", { timeZone: "Europe/Berlin", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(Date.parse(String(iso)));
+    expect(sent.body).toContain(`zwischen ${berlin(first.data.eta_from)} und ${berlin(first.data.eta_to)} Uhr`);
+    expect(sent.body).toContain("Europe/Berlin");
+  });
+
+  it("a customer hears again when the ETA moves by more than the margin, and not when it does not", async () => {
+    // Windows open now, so ETAs follow the driving alone.
+    const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+    const { co, driver, routeId, order } = await startedRoute([], { from: iso(Date.now()), to: iso(Date.now() + 14 * 3600_000) });
+    // Refreshing from the same place moves nothing: no second message.
+    await co.api("GET", `/updateetas/timewindow/${routeId}`);
+    expect(await outboxOf(co.slug, "delivery_eta_update")).toHaveLength(0);
+    // The depot is in Berlin; the driver turns out to be in Hamburg: every ETA moves by hours.
+    await co.api("POST", "/drivertracking", { token: driver.token, body: { driver_id: driver.id, position: { type: "Point", coordinates: [9.99, 53.55] } } });
+    const refreshed = await co.api("GET", `/updateetas/timewindow/${routeId}`);
+    expect(refreshed.status).toBe(200);
+    const updates = (await outboxOf(co.slug, "delivery_eta_update")).filter((m) => m.channel === "email");
+    expect(updates.map((m) => m.data.delivery_id).sort()).toEqual([...order].sort());
+    for (const m of updates) expect(m.data.eta_from).toBe(refreshed.body.etas.find((e: { delivery_id: number }) => e.delivery_id === m.data.delivery_id).eta_from);
+    // Told once: the next refresh from the same place says nothing more.
+    await co.api("GET", `/updateetas/timewindow/${routeId}`);
+    expect((await outboxOf(co.slug, "delivery_eta_update")).filter((m) => m.channel === "email")).toHaveLength(order.length);
+  });
+
+  it("the customer with one stop left before theirs hears that the driver is close", async () => {
+    const { co, driver, order } = await startedRoute([]);
+    expect(await outboxOf(co.slug, "delivery_approaching")).toHaveLength(0);
+    expect((await co.api("POST", `/deliverydone/${order[0]}`, { token: driver.token, body: { status: "delivered" } })).status).toBe(200);
+    const approaching = await outboxOf(co.slug, "delivery_approaching");
+    expect(approaching.map((m) => m.data.delivery_id)).toEqual([order[2]]);
+    expect(approaching[0]).toMatchObject({ channel: "email", data: { stops_before: 1 } });
+    // No one is one stop away after the next report: nothing more.
+    await co.api("POST", `/deliverydone/${order[1]}`, { token: driver.token, body: { status: "delivered" } });
+    expect(await outboxOf(co.slug, "delivery_approaching")).toHaveLength(1);
+  });
+});
