@@ -58,20 +58,28 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function invite(co: TestCompany, email: string) {
-  expect((await co.api("POST", "/adduser/watcher", { body: { email } })).status).toBe(201);
-  const [row] = (await outboxOf(co.slug, "invitation")).filter((m) => m.to === email);
-  return row;
+/**
+ * An outbox row written straight into D1 with no queue message, so only this
+ * test's consumer runs touch it (the queue's own consumer never sees it).
+ */
+async function queuedRow(co: TestCompany, m: { channel?: "email" | "sms"; to: string; template: string; data: Record<string, unknown> }): Promise<number> {
+  const row = await env.DB.prepare('INSERT INTO outbox (company_id, channel, "to", template, data) VALUES (?, ?, ?, ?, ?) RETURNING id')
+    .bind(co.id, m.channel ?? "email", m.to, m.template, JSON.stringify(m.data))
+    .first<{ id: number }>();
+  return row!.id;
 }
+
+const invitation = (co: TestCompany, to: string) => queuedRow(co, { to, template: "invitation", data: { usertype: "watcher", code: "K7Q2", link: `https://dispatch.example/${co.slug}/register?code=K7Q2&x=1` } });
+const rowOf = async (co: TestCompany, id: number) => (await outboxOf(co.slug)).find((m) => m.id === id)!;
 
 describe("email providers", () => {
   it("Cloudflare Email Service (the default): German text and HTML from the template, the message id recorded", async () => {
     const co = await createCompany();
-    const row = await invite(co, "w@example.com");
-    expect(row.status).toBe("queued");
-    const result = await deliver(co.id, [row.id]);
+    const id = await invitation(co, "w@example.com");
+    expect((await rowOf(co, id)).status).toBe("queued");
+    const result = await deliver(co.id, [id]);
     expect(result.explicitAcks).toHaveLength(1);
-    const [sent] = (await outboxOf(co.slug, "invitation")).filter((m) => m.id === row.id);
+    const sent = await rowOf(co, id);
     expect(sent).toMatchObject({ status: "sent", attempts: 1, last_error: null });
     expect(sent.provider_message_id).toBeTruthy();
     expect(sent.subject).toBe(`Ihr Zugang bei Company ${co.slug}`);
@@ -81,7 +89,7 @@ describe("email providers", () => {
 
   it("the HTTP mail API gets the Resend request shape with the key, the company as sender name and an idempotency key", async () => {
     const co = await createCompany();
-    const row = await invite(co, "http@example.com");
+    const row = { id: await invitation(co, "http@example.com") };
     const requests = fakeProviderApi(() => Response.json({ id: "re_123" }));
     const config = { MAIL_PROVIDER: "http", MAIL_HTTP_URL: "https://mail.example/emails", MAIL_HTTP_KEY: "mail-key", MAIL_FROM: "dispatch@example.com" };
     await deliver(co.id, [row.id], config);
@@ -95,8 +103,7 @@ describe("email providers", () => {
     expect(body).toMatchObject({ from: `"Company ${co.slug}" <dispatch@example.com>`, to: ["http@example.com"], subject: `Ihr Zugang bei Company ${co.slug}` });
     expect(body.text).toContain("Passwort festlegen");
     expect(body.html).toContain("<a href=");
-    const [sent] = (await outboxOf(co.slug, "invitation")).filter((m) => m.id === row.id);
-    expect(sent).toMatchObject({ status: "sent", provider_message_id: "re_123" });
+    expect(await rowOf(co, row.id)).toMatchObject({ status: "sent", provider_message_id: "re_123" });
     // Redelivery of a sent message sends nothing.
     await deliver(co.id, [row.id], config, 2);
     expect(requests).toHaveLength(1);
@@ -104,21 +111,20 @@ describe("email providers", () => {
 
   it("a failing provider is retried with the error recorded, then marked failed after the last attempt", async () => {
     const co = await createCompany();
-    const row = await invite(co, "down@example.com");
+    const row = { id: await invitation(co, "down@example.com") };
     const requests = fakeProviderApi(() => new Response("upstream down", { status: 503 }));
     const config = { MAIL_PROVIDER: "http", MAIL_HTTP_URL: "https://mail.example/emails", MAIL_HTTP_KEY: "k" };
     for (let attempt = 1; attempt < OUTBOX_MAX_ATTEMPTS; attempt++) {
       const result = await deliver(co.id, [row.id], config, attempt);
       expect(result.retryMessages).toHaveLength(1);
-      const [now] = (await outboxOf(co.slug, "invitation")).filter((m) => m.id === row.id);
+      const now = await rowOf(co, row.id);
       expect(now).toMatchObject({ status: "queued", attempts: attempt });
       expect(now.last_error).toContain("503");
     }
     const last = await deliver(co.id, [row.id], config, OUTBOX_MAX_ATTEMPTS);
     expect(last.retryMessages).toHaveLength(0);
     expect(last.explicitAcks).toHaveLength(1);
-    const [failed] = (await outboxOf(co.slug, "invitation")).filter((m) => m.id === row.id);
-    expect(failed).toMatchObject({ status: "failed", attempts: OUTBOX_MAX_ATTEMPTS });
+    expect(await rowOf(co, row.id)).toMatchObject({ status: "failed", attempts: OUTBOX_MAX_ATTEMPTS });
     expect(requests).toHaveLength(OUTBOX_MAX_ATTEMPTS);
     // The operator finds it by status.
     const q = encodeURIComponent(JSON.stringify({ filters: [{ name: "status", op: "==", val: "failed" }] }));
@@ -130,10 +136,9 @@ describe("email providers", () => {
     const patched = await call("PATCH", `/_operator/companies/${co.slug}`, { headers: OPERATOR, body: { language: "en" } });
     expect(patched.status, patched.text).toBe(200);
     expect((await co.api("GET", "/company")).body.objects[0]).toMatchObject({ language: "en", timezone: "Europe/Berlin", eta_update_minutes: 15, notify_stops_before: 1 });
-    const row = await invite(co, "en@example.com");
-    await deliver(co.id, [row.id]);
-    const [sent] = (await outboxOf(co.slug, "invitation")).filter((m) => m.id === row.id);
-    expect(sent.subject).toBe(`Your watcher account at Company ${co.slug}`);
+    const id = await invitation(co, "en@example.com");
+    await deliver(co.id, [id]);
+    expect((await rowOf(co, id)).subject).toBe(`Your watcher account at Company ${co.slug}`);
   });
 
   it("refuses settings it cannot use, changing nothing", async () => {
@@ -162,30 +167,32 @@ async function startedRoute(phones: string[], window = { from: tomorrowAt(6), to
 }
 
 describe("customer messages", () => {
-  it("SMS go to E.164 numbers through the Twilio-compatible API; a number that cannot be dialled fails at once with the reason", async () => {
+  it("SMS numbers are normalised to E.164 from the address's country; one that cannot be dialled fails at once with the reason", async () => {
     const { co } = await startedRoute(["030 1234567", "0171 2345678", "12"]);
     const sms = (await outboxOf(co.slug, "delivery_eta")).filter((m) => m.channel === "sms");
     expect(sms.map((m) => m.to).sort()).toEqual(["+49301234567", "+491712345678", "12"].sort());
     const invalid = sms.find((m) => m.to === "12")!;
-    expect(invalid.status).toBe("failed");
+    expect(invalid).toMatchObject({ status: "failed", attempts: 0 });
     expect(invalid.last_error).toContain("not a valid phone number");
+  });
 
+  it("SMS go through the Twilio-compatible API: form fields, basic auth, the provider's id recorded", async () => {
+    const co = await createCompany();
+    const eta = { delivery_id: 1, route_id: 1, eta_from: tomorrowAt(9), eta_to: tomorrowAt(9, 30) };
+    const id = await queuedRow(co, { channel: "sms", to: "+491712345678", template: "delivery_eta", data: eta });
     const requests = fakeProviderApi(() => Response.json({ sid: "SM123" }, { status: 201 }));
     const config = { SMS_PROVIDER: "twilio", SMS_ACCOUNT_SID: "AC42", SMS_AUTH_TOKEN: "secret", SMS_FROM: "+4915000000", SMS_API_URL: "https://sms.example" };
-    const valid = sms.filter((m) => m.status === "queued");
-    await deliver(co.id, valid.map((m) => m.id), config);
-    expect(requests).toHaveLength(2);
-    for (const req of requests) {
-      expect(req.url).toBe("https://sms.example/2010-04-01/Accounts/AC42/Messages.json");
-      expect(req.headers.get("content-type")).toBe("application/x-www-form-urlencoded");
-      expect(req.headers.get("authorization")).toBe(`Basic ${btoa("AC42:secret")}`);
-      const form = new URLSearchParams(req.body);
-      expect(form.get("From")).toBe("+4915000000");
-      expect(valid.map((m) => m.to)).toContain(form.get("To"));
-      expect(form.get("Body")).toContain("Ihre Lieferung von");
-    }
-    const after = (await outboxOf(co.slug, "delivery_eta")).filter((m) => m.channel === "sms" && m.status === "sent");
-    expect(after.map((m) => m.provider_message_id)).toEqual(["SM123", "SM123"]);
+    await deliver(co.id, [id], config);
+    expect(requests).toHaveLength(1);
+    const [req] = requests;
+    expect(req.url).toBe("https://sms.example/2010-04-01/Accounts/AC42/Messages.json");
+    expect(req.headers.get("content-type")).toBe("application/x-www-form-urlencoded");
+    expect(req.headers.get("authorization")).toBe(`Basic ${btoa("AC42:secret")}`);
+    const form = new URLSearchParams(req.body);
+    expect(form.get("From")).toBe("+4915000000");
+    expect(form.get("To")).toBe("+491712345678");
+    expect(form.get("Body")).toContain(`Ihre Lieferung von Company ${co.slug}`);
+    expect(await rowOf(co, id)).toMatchObject({ status: "sent", provider_message_id: "SM123" });
   });
 
   it("the ETA email reads the window in the company's time zone", async () => {

@@ -6,7 +6,7 @@ import { OPERATOR, call, createCompany } from "./helpers";
 const outboxOf = async (slug: string) => (await call("GET", `/_operator/companies/${slug}/outbox`, { headers: OPERATOR })).body.objects;
 
 describe("outbox delivery", () => {
-  it("the notifications consumer sends pending messages once and marks them sent", async () => {
+  it("the notifications consumer sends queued messages once and marks them sent", async () => {
     const co = await createCompany();
     await co.api("POST", "/adduser/watcher", { body: { email: "w@example.com" } });
     const [message] = await outboxOf(co.slug);
@@ -25,7 +25,7 @@ describe("outbox delivery", () => {
     expect(after.sent_at).toMatch(/Z$/);
   });
 
-  it("a failing provider makes the message retry with backoff", async () => {
+  it("a failing provider makes the message retry; its dead letter marks the still queued row failed with the last error", async () => {
     const co = await createCompany();
     await co.api("POST", "/adduser/watcher", { body: { email: "w2@example.com" } });
     const [message] = await outboxOf(co.slug);

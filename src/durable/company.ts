@@ -10,6 +10,8 @@ import type { Env, Role, RoutingJob } from "../worker/env";
 import { RouteStatus } from "../worker/domain/states";
 import { formatDateTime } from "../worker/lib/time";
 import { type LifecycleOp, type LifecycleOutcome, applyLifecycleOp, updateEtas } from "../worker/services/route-lifecycle";
+import { eventTypeOf, eventsAfter, logEvent, wants } from "../worker/services/events";
+import { enabledWebhooks, kickWebhooks } from "../worker/services/webhooks";
 
 /** How often ETAs of routes on the way are recomputed. */
 const ETA_REFRESH_MS = 5 * 60_000;
@@ -87,9 +89,14 @@ const finishedAtOf = (indexKey: string) => Number(indexKey.split(":")[1]);
 const STAFF = "staff";
 const driverTag = (id: number) => `driver:${id}`;
 
+/** Events a reconnecting client gets at most; beyond that it refetches. */
+const RESUME_LIMIT = 500;
+
 export class CompanyCoordinator extends DurableObject<Env> {
   /** Tail of the queue of state changes: each waits for the previous one. */
   private changes: Promise<unknown> = Promise.resolve();
+  private endpoints?: { id: number; event_types: string[] }[];
+  private knownCompanyId?: number;
 
   /**
    * Applies a route or delivery state change, one at a time per company:
@@ -221,14 +228,33 @@ export class CompanyCoordinator extends DurableObject<Env> {
   }
 
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    let parsed: unknown;
+    let parsed: { type?: string; after?: unknown };
     try {
       parsed = JSON.parse(typeof message === "string" ? message : new TextDecoder().decode(message));
     } catch {
       ws.send(JSON.stringify({ type: "error", message: "messages must be JSON" }));
       return;
     }
-    if ((parsed as { type?: string })?.type === "ping") ws.send(JSON.stringify({ type: "pong" }));
+    if (parsed?.type === "ping") ws.send(JSON.stringify({ type: "pong" }));
+    else if (parsed?.type === "resume") await this.resume(ws, parsed.after);
+  }
+
+  /**
+   * `{"type": "resume", "after": <event id>}`: the events the client missed,
+   * in order (at most RESUME_LIMIT; `complete: false` says to refetch instead),
+   * then `{"type": "resumed", "last_event_id", "complete"}`.
+   */
+  private async resume(ws: WebSocket, after: unknown): Promise<void> {
+    if (typeof after !== "number" || !Number.isInteger(after) || after < 0) {
+      ws.send(JSON.stringify({ type: "error", message: "resume needs after: the id of the last event received (an integer >= 0)" }));
+      return;
+    }
+    const { userId, role } = ws.deserializeAttachment() as SocketAttachment;
+    const companyId = await this.companyId();
+    const missed = companyId === undefined ? [] : await eventsAfter(createDb(this.env.DB), companyId, after, { driverId: role === "driver" ? userId : undefined, limit: RESUME_LIMIT + 1 });
+    for (const e of missed.slice(0, RESUME_LIMIT)) ws.send(JSON.stringify({ ...e.payload, event_id: e.id }));
+    const last = missed.slice(0, RESUME_LIMIT).at(-1)?.id ?? after;
+    ws.send(JSON.stringify({ type: "resumed", last_event_id: last, complete: missed.length <= RESUME_LIMIT }));
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
@@ -237,12 +263,21 @@ export class CompanyCoordinator extends DurableObject<Env> {
   }
 
   /**
-   * Sends an event to the company's dispatchers and watchers, and to the
-   * driver it concerns (drivers only ever get their own events).
-   * Returns the number of sockets reached.
+   * Logs an event (event log in D1: webhooks and `resume` read it), then sends
+   * it with its `event_id` to the company's dispatchers and watchers, and to
+   * the driver it concerns (drivers only ever get their own events), and
+   * starts the delivery of the webhooks that want it. Not logged: `transient`
+   * events (progress of a running process action), and driver positions
+   * unless a webhook wants them (they are many, and `/driverposition` answers
+   * the latest anyway). Returns the number of sockets reached.
    */
-  async broadcast(event: LiveEvent, driverId?: number | null): Promise<number> {
-    const text = JSON.stringify(event);
+  async broadcast(event: LiveEvent, driverId?: number | null, options: { transient?: boolean } = {}): Promise<number> {
+    const type = eventTypeOf(event);
+    const companyId = await this.companyId();
+    const endpoints = companyId === undefined ? [] : await this.webhookEndpoints(companyId);
+    const logged = companyId !== undefined && !options.transient && (type !== "driver.position" || endpoints.some((w) => wants(w.event_types, type)));
+    const eventId = logged ? await logEvent(createDb(this.env.DB), companyId, event, driverId ?? null) : undefined;
+    const text = JSON.stringify(eventId === undefined ? event : { ...event, event_id: eventId });
     const sockets = [...this.ctx.getWebSockets(STAFF), ...(driverId ? this.ctx.getWebSockets(driverTag(driverId)) : [])];
     let sent = 0;
     for (const ws of sockets) {
@@ -253,7 +288,34 @@ export class CompanyCoordinator extends DurableObject<Env> {
         // A socket closing concurrently is not an error of the event.
       }
     }
+    // A failed send loses nothing: the periodic sweep delivers whatever lies after an endpoint's cursor.
+    if (logged) await kickWebhooks(this.env, endpoints, companyId, type).catch((err: unknown) => console.error("webhook kick failed", err));
     return sent;
+  }
+
+  /** The company's enabled webhook endpoints, cached until `webhooksChanged`. */
+  private async webhookEndpoints(companyId: number) {
+    this.endpoints ??= await enabledWebhooks(createDb(this.env.DB), companyId);
+    return this.endpoints;
+  }
+
+  /** The webhook routes call this after every change of an endpoint. */
+  async webhooksChanged(): Promise<void> {
+    this.endpoints = undefined;
+  }
+
+  /**
+   * The company this object serves: its name is `company:<id>`. Calls through
+   * a stub carry the name; a woken hibernated socket may not, so it is kept
+   * in storage as well. Undefined for an object not named after a company.
+   */
+  private async companyId(): Promise<number | undefined> {
+    const named = Number(this.ctx.id.name?.split(":")[1]);
+    if (Number.isInteger(named) && named > 0) {
+      if (this.knownCompanyId !== named) await this.ctx.storage.put("companyId", named);
+      return (this.knownCompanyId = named);
+    }
+    return (this.knownCompanyId ??= await this.ctx.storage.get<number>("companyId"));
   }
 
   /**
@@ -301,7 +363,8 @@ export class CompanyCoordinator extends DurableObject<Env> {
     await this.ctx.storage.put(key, state);
     if (!wasFinal && isFinal(state.final.status)) await this.settle(processId);
     const { status, meta: text, link } = state[action];
-    await this.broadcast({ type: "process", process_id: processId, action, status, meta: text, link });
+    // Progress alone (the status stays) is shown live but not logged.
+    await this.broadcast({ type: "process", process_id: processId, action, status, meta: text, link }, null, { transient: status === record.status });
     return state;
   }
 

@@ -29,6 +29,7 @@ import { routeRoutes } from "./routes/routes";
 import { trackingRoutes } from "./routes/tracking";
 import { uploadRoutes } from "./routes/uploads";
 import { vehicleRoutes } from "./routes/vehicles";
+import { webhookRoutes } from "./routes/webhooks";
 
 const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
@@ -46,7 +47,8 @@ export const apiRoutes = newRouter()
   .route("/", trackingRoutes)
   .route("/", vehicleRoutes)
   .route("/", routeRoutes)
-  .route("/", areaRoutes);
+  .route("/", areaRoutes)
+  .route("/", webhookRoutes);
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 

@@ -1,6 +1,7 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type { CompanyCoordinator } from "../durable/company";
 import type * as schema from "./db/schema";
+import type { WebhookJob } from "./services/webhooks";
 
 /** Bindings declared in wrangler.toml (secrets come from .dev.vars locally). */
 export interface Env {
@@ -8,6 +9,7 @@ export interface Env {
   COMPANY: DurableObjectNamespace<CompanyCoordinator>;
   ROUTING_QUEUE: Queue<RoutingJob>;
   NOTIFY_QUEUE: Queue<NotificationJob>;
+  WEBHOOK_QUEUE: Queue<WebhookJob>;
   UPLOADS: R2Bucket;
   RATE_LIMITER?: RateLimit;
   JWT_SECRET: string;
@@ -34,6 +36,10 @@ export interface Env {
   SMS_AUTH_TOKEN?: string;
   /** Base URL of the Twilio-compatible API (default https://api.twilio.com). */
   SMS_API_URL?: string;
+  /** Failed webhook deliveries in a row before an endpoint is disabled (default 30: about a day of backoff). */
+  WEBHOOK_MAX_FAILURES?: string;
+  /** `true` only for local development: webhooks may go to http and loopback/private addresses. */
+  WEBHOOK_ALLOW_PRIVATE?: string;
   /** Comma-separated origins allowed to call the API from browsers (default: any). */
   CORS_ORIGINS?: string;
   /** Solver search time of a plan up to 200 deliveries in ms (default 8000); larger plans get more (services/routing-budget.ts). */

@@ -6,18 +6,19 @@ import { deliverOutboxMessage, failOutboxMessage } from "./services/outbox";
 import { companyStub } from "./services/live";
 import { runRouting } from "./services/routing";
 import { runOneStepUpload } from "./services/uploads";
+import { type WebhookJob, deliverWebhook, webhooksBehind } from "./services/webhooks";
 
 export { CompanyCoordinator } from "../durable/company";
 
 const app = createApp();
 
-export const QUEUES = { notifications: "dispatch-notifications", routing: "dispatch-routing" } as const;
+export const QUEUES = { notifications: "dispatch-notifications", routing: "dispatch-routing", webhooks: "dispatch-webhooks" } as const;
 /** Suffix of the dead-letter queues: what failed its last retry arrives there. */
 const DEAD_LETTER = "-dlq";
 
 interface Consumer {
-  /** Does the job; a throw means the message is retried. */
-  run(env: Env, db: Db, body: unknown, messageId: string): Promise<void>;
+  /** Does the job; a throw means the message is retried with backoff, `retryAfterSeconds` with that delay. */
+  run(env: Env, db: Db, body: unknown, messageId: string): Promise<void | { retryAfterSeconds: number }>;
   /** After a failed attempt that will be retried: keeps the error where people see it (the outbox records its own). */
   noteError?(env: Env, db: Db, body: unknown, error: string): Promise<void>;
   /** The job failed its last retry (dead-letter queue): recorded as failed, never dropped. */
@@ -43,6 +44,16 @@ const consumers: Record<keyof typeof QUEUES, Consumer> = {
       await companyStub(env, (body as RoutingJob).companyId).failProcess((body as RoutingJob).processId, GAVE_UP);
     },
   },
+  webhooks: {
+    async run(env, db, body) {
+      const run = await deliverWebhook(env, db, body as WebhookJob);
+      // Order per endpoint: a failed event is retried before anything after it is sent.
+      if (run.outcome === "later") return { retryAfterSeconds: run.delaySeconds };
+      if (run.outcome === "more") await env.WEBHOOK_QUEUE.send(body as WebhookJob);
+    },
+    // No dead-letter queue: the cron sweep restarts any endpoint left behind the event log.
+    giveUp: async () => undefined,
+  },
 };
 
 /** The consumer of a queue, and whether it is that queue's dead-letter queue (`dispatch-routing-dlq` also starts with `dispatch-routing`). */
@@ -62,8 +73,11 @@ export default {
     const { consumer, dead } = consumerOf(batch.queue);
     for (const message of batch.messages) {
       try {
-        if (dead) await consumer.giveUp(env, db, message.body);
-        else await consumer.run(env, db, message.body, message.id);
+        const later = dead ? await consumer.giveUp(env, db, message.body) : await consumer.run(env, db, message.body, message.id);
+        if (later) {
+          message.retry({ delaySeconds: later.retryAfterSeconds });
+          continue;
+        }
         message.ack();
       } catch (err) {
         const error = err instanceof Error ? err.message : String(err);
@@ -73,5 +87,11 @@ export default {
         message.retry({ delaySeconds: Math.min(2 ** message.attempts, 300) });
       }
     }
+  },
+
+  /** Every few minutes: a delivery run for every webhook endpoint behind the event log (a lost queue message loses nothing). */
+  async scheduled(_controller: ScheduledController, env: Env): Promise<void> {
+    const behind = await webhooksBehind(createDb(env.DB));
+    for (let i = 0; i < behind.length; i += 100) await env.WEBHOOK_QUEUE.sendBatch(behind.slice(i, i + 100).map((job) => ({ body: job })));
   },
 } satisfies ExportedHandler<Env>;

@@ -355,3 +355,71 @@ export const outbox = sqliteTable(
   },
   (t) => [index("outbox_company_status").on(t.company_id, t.status)],
 );
+
+/**
+ * The event log: every live event (route, delivery, process, ETA; driver
+ * positions only while a webhook wants them), in order. Webhooks are
+ * delivered from it and reconnecting websocket clients resume from it.
+ */
+export const events = sqliteTable(
+  "events",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    /** `route.updated`, `delivery.updated`, `process.updated`, `driver.position`, `eta.updated`. */
+    type: text("type").notNull(),
+    /** The driver the event concerns: drivers only ever see their own. */
+    driver_id: integer("driver_id"),
+    /** The live message as sent on the websocket. */
+    payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    created_at: text("created_at").notNull().default(now),
+  },
+  (t) => [index("events_company").on(t.company_id, t.id)],
+);
+
+/** Webhook endpoints of a company: events are POSTed to them in order, signed (Standard Webhooks). */
+export const webhooks = sqliteTable(
+  "webhooks",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    url: text("url").notNull(),
+    /** Event types or `group.*` patterns. */
+    event_types: text("event_types", { mode: "json" }).$type<string[]>().notNull(),
+    /** `whsec_` + base64 key; shown once, at creation. */
+    secret: text("secret").notNull(),
+    description: text("description"),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    /** The last event delivered (or skipped as not wanted): delivery goes on after it. */
+    cursor: integer("cursor").notNull().default(0),
+    /** Failed attempts in a row; reaching the limit disables the endpoint. */
+    failures: integer("failures").notNull().default(0),
+    disabled_reason: text("disabled_reason"),
+    /** One delivery run at a time per endpoint keeps the order: a run holds the lease until then (epoch s). */
+    lease_until: integer("lease_until"),
+    /** After a failure, no run before this (epoch s): the backoff holds however many events arrive. */
+    retry_at: integer("retry_at"),
+    created_at: text("created_at").notNull().default(now),
+  },
+  (t) => [index("webhooks_company").on(t.company_id)],
+);
+
+/** Every delivery attempt of a webhook: what the receiver answered and how fast. */
+export const webhookDeliveries = sqliteTable(
+  "webhook_deliveries",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    webhook_id: integer("webhook_id").notNull().references(() => webhooks.id, { onDelete: "cascade" }),
+    event_id: integer("event_id").notNull(),
+    event_type: text("event_type").notNull(),
+    /** 1 for the first try of this event at this endpoint. */
+    attempt: integer("attempt").notNull(),
+    status_code: integer("status_code"),
+    latency_ms: integer("latency_ms").notNull(),
+    error: text("error"),
+    succeeded: integer("succeeded", { mode: "boolean" }).notNull(),
+    created_at: text("created_at").notNull().default(now),
+  },
+  (t) => [index("webhook_deliveries_webhook").on(t.webhook_id, t.id)],
+);

@@ -47,12 +47,14 @@ const etaSentence = (data: Data, ctx: RenderContext, t: Wording) => {
 
 const zoneNote = (ctx: RenderContext, t: Wording) => (t.lang === "de" ? `Alle Zeiten in Ortszeit (${ctx.timezone}).` : `All times are local time (${ctx.timezone}).`);
 
+const ROLE_DE: Record<string, string> = { dispatcher: "Disponent", watcher: "Beobachter", driver: "Fahrer" };
+
 const TEMPLATES: Record<string, Template> = {
   invitation: (d, ctx, t) =>
     t.lang === "de"
       ? {
           subject: `Ihr Zugang bei ${ctx.companyname}`,
-          paragraphs: [`Sie wurden als ${str(d.usertype)} bei ${ctx.companyname} eingeladen.`, { link: str(d.link), label: "Passwort festlegen" }, `Ihr Code: ${str(d.code)}`],
+          paragraphs: [`Sie wurden als ${ROLE_DE[str(d.usertype)] ?? str(d.usertype)} bei ${ctx.companyname} eingeladen.`, { link: str(d.link), label: "Passwort festlegen" }, `Ihr Code: ${str(d.code)}`],
         }
       : {
           subject: `Your ${str(d.usertype)} account at ${ctx.companyname}`,
@@ -88,6 +90,16 @@ const TEMPLATES: Record<string, Template> = {
       zoneNote(ctx, t),
     ],
   }),
+  webhook_disabled: (d, ctx, t) =>
+    t.lang === "de"
+      ? {
+          subject: `Webhook bei ${ctx.companyname} abgeschaltet`,
+          paragraphs: [`Der Webhook ${str(d.webhook_id)} (${str(d.url)}) wurde nach ${str(d.failures)} fehlgeschlagenen Zustellungen in Folge abgeschaltet.`, "Prüfen Sie den Empfänger, schalten Sie ihn wieder ein (PATCH /webhook mit enabled: true) und holen Sie Verpasstes mit POST /webhook/<id>/replay nach."],
+        }
+      : {
+          subject: `Webhook at ${ctx.companyname} disabled`,
+          paragraphs: [`Webhook ${str(d.webhook_id)} (${str(d.url)}) was disabled after ${str(d.failures)} failed deliveries in a row.`, "Check the receiver, enable it again (PATCH /webhook with enabled: true) and catch up with POST /webhook/<id>/replay."],
+        },
   upload_result: (d, ctx, t) =>
     t.lang === "de"
       ? {
