@@ -30,6 +30,7 @@ import { trackingRoutes } from "./routes/tracking";
 import { uploadRoutes } from "./routes/uploads";
 import { vehicleRoutes } from "./routes/vehicles";
 import { webhookRoutes } from "./routes/webhooks";
+import { customerTrackingRoutes, trackingLinkRoutes } from "./routes/customer-tracking";
 
 const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
@@ -48,7 +49,8 @@ export const apiRoutes = newRouter()
   .route("/", vehicleRoutes)
   .route("/", routeRoutes)
   .route("/", areaRoutes)
-  .route("/", webhookRoutes);
+  .route("/", webhookRoutes)
+  .route("/", trackingLinkRoutes);
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
@@ -56,8 +58,10 @@ export function createApp() {
   const company = newRouter();
   company.use("/auth", resolveCompany, rateLimit);
   company.use("/register", resolveCompany, rateLimit);
+  company.use("/t/*", resolveCompany, rateLimit);
+  company.use("/track/*", resolveCompany, rateLimit);
   company.use("/api/*", resolveCompany, rateLimit, authenticate);
-  company.route("/", accountRoutes).route("/api", apiRoutes);
+  company.route("/", accountRoutes).route("/", customerTrackingRoutes).route("/api", apiRoutes);
 
   const app = newRouter();
   // Browser clients (dispatcher consoles) send the token in a header, never cookies: any origin may call unless configured.

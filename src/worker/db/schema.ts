@@ -423,3 +423,20 @@ export const webhookDeliveries = sqliteTable(
   },
   (t) => [index("webhook_deliveries_webhook").on(t.webhook_id, t.id)],
 );
+
+/**
+ * Customer tracking links (`/<slug>/t/<token>`): an unguessable token per
+ * delivery, opening a page about that one delivery without a login. A new
+ * link revokes the previous one; revoked links show "not found".
+ */
+export const trackingLinks = sqliteTable(
+  "tracking_links",
+  {
+    token: text("token").primaryKey(),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    delivery_id: integer("delivery_id").notNull(),
+    created_at: text("created_at").notNull().default(now),
+    revoked_at: text("revoked_at"),
+  },
+  (t) => [index("tracking_links_delivery").on(t.company_id, t.delivery_id)],
+);

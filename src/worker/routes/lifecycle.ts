@@ -9,6 +9,7 @@ import { ApiError, validationHook } from "../errors";
 import { IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { DeliverySchema, presentDeliveries } from "../services/deliveries";
 import { companyStub, publish } from "../services/live";
+import { publicBase } from "./company";
 import { RouteSchema, loadRoute, presentRoutes } from "../services/route-records";
 import { type LifecycleOp, updateEtas } from "../services/route-lifecycle";
 
@@ -108,13 +109,13 @@ export const lifecycleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   .openapi(patchRoute, async (c) => {
     const company = c.get("company");
     const { route_id } = c.req.valid("param");
-    await apply(c.env, company.id, { kind: "route", company, actor: c.get("user"), routeId: route_id, change: c.req.valid("json") });
+    await apply(c.env, company.id, { kind: "route", company, actor: c.get("user"), routeId: route_id, change: c.req.valid("json"), base: publicBase(c) });
     return c.json(await routeRecord(c.get("db"), company.id, route_id), 200);
   })
   .openapi(setRouteStatus, async (c) => {
     const company = c.get("company");
     const { route_id } = c.req.valid("param");
-    await apply(c.env, company.id, { kind: "route", company, actor: c.get("user"), routeId: route_id, change: c.req.valid("json") });
+    await apply(c.env, company.id, { kind: "route", company, actor: c.get("user"), routeId: route_id, change: c.req.valid("json"), base: publicBase(c) });
     return c.json(await routeRecord(c.get("db"), company.id, route_id), 200);
   })
   .openapi(cancelRouteRoute, async (c) => {
@@ -127,7 +128,7 @@ export const lifecycleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const company = c.get("company");
     const { delivery_id } = c.req.valid("param");
     const { status, drivernotes } = c.req.valid("json");
-    await apply(c.env, company.id, { kind: "report", company, actor: c.get("user"), deliveryId: delivery_id, outcome: status, drivernotes });
+    await apply(c.env, company.id, { kind: "report", company, actor: c.get("user"), deliveryId: delivery_id, outcome: status, drivernotes, base: publicBase(c) });
     const rows = await c.get("db").select().from(deliveries).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, delivery_id)));
     return c.json((await presentDeliveries(c.get("db"), company.id, rows))[0], 200);
   })

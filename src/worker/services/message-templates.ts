@@ -47,6 +47,10 @@ const etaSentence = (data: Data, ctx: RenderContext, t: Wording) => {
 
 const zoneNote = (ctx: RenderContext, t: Wording) => (t.lang === "de" ? `Alle Zeiten in Ortszeit (${ctx.timezone}).` : `All times are local time (${ctx.timezone}).`);
 
+/** The customer's tracking page, when the message carries its link. */
+const trackingParagraph = (data: Data, t: Wording): Paragraph[] =>
+  data.tracking_link ? [{ link: str(data.tracking_link), label: t.lang === "de" ? "Lieferung live verfolgen" : "Follow your delivery live" }] : [];
+
 const ROLE_DE: Record<string, string> = { dispatcher: "Disponent", watcher: "Beobachter", driver: "Fahrer" };
 
 const TEMPLATES: Record<string, Template> = {
@@ -74,11 +78,11 @@ const TEMPLATES: Record<string, Template> = {
   driver_created_operator: (d, ctx, t) => driverCreated(d, ctx, t),
   delivery_eta: (d, ctx, t) => ({
     subject: t.lang === "de" ? `Ihre Lieferung von ${ctx.companyname}` : `Delivery from ${ctx.companyname}`,
-    paragraphs: [etaSentence(d, ctx, t), zoneNote(ctx, t)],
+    paragraphs: [etaSentence(d, ctx, t), ...trackingParagraph(d, t), zoneNote(ctx, t)],
   }),
   delivery_eta_update: (d, ctx, t) => ({
     subject: t.lang === "de" ? `Neue Ankunftszeit Ihrer Lieferung von ${ctx.companyname}` : `New arrival time of your delivery from ${ctx.companyname}`,
-    paragraphs: [t.lang === "de" ? "Die erwartete Ankunftszeit hat sich geändert." : "The expected arrival time has changed.", etaSentence(d, ctx, t), zoneNote(ctx, t)],
+    paragraphs: [t.lang === "de" ? "Die erwartete Ankunftszeit hat sich geändert." : "The expected arrival time has changed.", etaSentence(d, ctx, t), ...trackingParagraph(d, t), zoneNote(ctx, t)],
   }),
   delivery_approaching: (d, ctx, t) => ({
     subject: t.lang === "de" ? `Ihre Lieferung von ${ctx.companyname} ist fast da` : `Your delivery from ${ctx.companyname} is almost there`,
@@ -87,6 +91,7 @@ const TEMPLATES: Record<string, Template> = {
         ? `Der Fahrer ist nur noch ${str(d.stops_before)} Stopp von Ihnen entfernt.`
         : `The driver is ${str(d.stops_before)} stop away from you.`,
       etaSentence(d, ctx, t),
+      ...trackingParagraph(d, t),
       zoneNote(ctx, t),
     ],
   }),

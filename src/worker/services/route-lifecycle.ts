@@ -16,6 +16,7 @@ import { ApiError, type ErrorStatus, conflict, forbidden, notFound, unprocessabl
 import type { LiveEvent } from "../../durable/company";
 import { formatDateTime, nowIso, parseDateTime } from "../lib/time";
 import { type RouteRow, loadRoute } from "./route-records";
+import { trackingToken, trackingUrl } from "./customer-tracking";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
 
 export interface RouteChange {
@@ -37,7 +38,7 @@ const unchanged = (route: RouteRow) =>
 const routeEvent = (id: number, status: number, driverId: number | null) => ({ event: { type: "route", id, status, driver_id: driverId } as LiveEvent, driverId });
 
 /** PATCH /route, POST /setroutestatus: status and driver changes along the transition table. */
-export async function changeRoute(env: Env, db: Db, company: Company, actor: AuthUser, routeId: number, change: RouteChange): Promise<ChangeResult> {
+export async function changeRoute(env: Env, db: Db, company: Company, actor: AuthUser, routeId: number, change: RouteChange, base: string): Promise<ChangeResult> {
   const route = await loadRoute(db, company.id, routeId);
   if (actor.role === "driver") {
     // Drivers accept (2) and start (3) their own routes, nothing else.
@@ -85,7 +86,7 @@ export async function changeRoute(env: Env, db: Db, company: Company, actor: Aut
   const updated = await db.update(routes).set(values).where(unchanged(route)).returning();
   if (!updated.length) throw conflict("The route changed meanwhile; read it again", "status");
   if (status === RouteStatus.ontheway) {
-    await startTour(env, db, company, updated[0]);
+    await startTour(env, db, company, updated[0], base);
     events.push({ event: { type: "eta", route_id: route.id }, driverId });
   }
   return { events };
@@ -96,8 +97,8 @@ export async function changeRoute(env: Env, db: Db, company: Company, actor: Aut
  * the driver's position; the customers who asked to be notified get an email
  * and/or SMS with their time window (through the outbox).
  */
-async function startTour(env: Env, db: Db, company: Company, route: RouteRow) {
-  const etas = await computeEtas(db, company.id, company.timezone, route);
+async function startTour(env: Env, db: Db, company: Company, route: RouteRow, base: string) {
+  const etas = await withTrackingLinks(db, company, base, await computeEtas(db, company.id, company.timezone, route));
   const messages = customerMessages("delivery_eta", route.id, etas);
   const updates = etas.map((e) =>
     db.update(deliveries).set({ tdt_from: e.tdt_from, tdt_to: e.tdt_to, eta_from: e.eta_from, eta_to: e.eta_to }).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, e.id))),
@@ -105,11 +106,18 @@ async function startTour(env: Env, db: Db, company: Company, route: RouteRow) {
   await writeWithMessages(env, db, company.id, updates, messages);
 }
 
+/** The customers who hear from us get the link of their tracking page along. */
+async function withTrackingLinks<T extends CustomerEta>(db: Db, company: Company, base: string, etas: T[]): Promise<T[]> {
+  const linked: T[] = [];
+  for (const e of etas) linked.push(e.notify ? { ...e, tracking_link: trackingUrl(base, company.slug, await trackingToken(db, company.id, e.id)) } : e);
+  return linked;
+}
+
 /** Customer messages of one kind to the deliveries that asked for them: email and/or SMS to the address's contacts. */
 function customerMessages(template: string, routeId: number, etas: CustomerEta[], extra: Record<string, unknown> = {}): OutgoingMessage[] {
   return etas.flatMap((e) => {
     if (!e.notify) return [];
-    const data = { delivery_id: e.id, route_id: routeId, eta_from: e.eta_from, eta_to: e.eta_to, ...extra };
+    const data = { delivery_id: e.id, route_id: routeId, eta_from: e.eta_from, eta_to: e.eta_to, ...(e.tracking_link ? { tracking_link: e.tracking_link } : {}), ...extra };
     return [
       ...(e.email ? [{ channel: "email" as const, to: e.email, template, data }] : []),
       ...(e.phonenr ? [{ channel: "sms" as const, to: e.phonenr, country: e.country, template, data }] : []),
@@ -137,6 +145,8 @@ interface CustomerEta {
   email: string | null;
   phonenr: string | null;
   country: string | null;
+  /** The customer's tracking page. */
+  tracking_link?: string;
 }
 
 interface DeliveryEta extends CustomerEta {
@@ -208,9 +218,10 @@ export async function updateEtas(env: Env, db: Db, companyId: number, routeId?: 
   for (const route of onTheWay) {
     const etas = await computeEtas(db, companyId, company.timezone, route);
     const told = await lastToldEtas(db, companyId, route.id);
-    const moved = etas.filter((e) => {
+    // Told before: the same tracking link goes along again.
+    const moved = etas.flatMap((e) => {
       const before = told.get(e.id);
-      return before !== undefined && Math.abs(Date.parse(e.eta_from) - Date.parse(before)) > company.margin * 60_000;
+      return before !== undefined && Math.abs(Date.parse(e.eta_from) - Date.parse(before.eta_from)) > company.margin * 60_000 ? [{ ...e, tracking_link: before.tracking_link }] : [];
     });
     const updates = etas.map((e) => db.update(deliveries).set({ eta_from: e.eta_from, eta_to: e.eta_to }).where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, e.id))));
     await writeWithMessages(env, db, companyId, updates, customerMessages("delivery_eta_update", route.id, moved));
@@ -219,15 +230,15 @@ export async function updateEtas(env: Env, db: Db, companyId: number, routeId?: 
   return results;
 }
 
-/** The ETA (window start) each customer of a route was last told, by delivery id. */
-async function lastToldEtas(db: Db, companyId: number, routeId: number): Promise<Map<number, string>> {
+/** The ETA (window start) each customer of a route was last told, and the link they got, by delivery id. */
+async function lastToldEtas(db: Db, companyId: number, routeId: number): Promise<Map<number, { eta_from: string; tracking_link?: string }>> {
   const told = await db
     .select({ data: outbox.data })
     .from(outbox)
     .where(and(eq(outbox.company_id, companyId), inArray(outbox.template, [...ETA_TEMPLATES]), sql`json_extract(${outbox.data}, '$.route_id') = ${routeId}`))
     .orderBy(asc(outbox.id));
-  const byDelivery = new Map<number, string>();
-  for (const { data } of told) if (data) byDelivery.set(Number(data.delivery_id), String(data.eta_from));
+  const byDelivery = new Map<number, { eta_from: string; tracking_link?: string }>();
+  for (const { data } of told) if (data) byDelivery.set(Number(data.delivery_id), { eta_from: String(data.eta_from), tracking_link: data.tracking_link === undefined ? undefined : String(data.tracking_link) });
   return byDelivery;
 }
 
@@ -257,7 +268,7 @@ export async function cancelRoute(_env: Env, db: Db, company: Company, routeId: 
 }
 
 /** POST /deliverydone: a delivery of a route on the way reported; the last report finishes the route. */
-export async function reportDelivery(env: Env, db: Db, company: Company, actor: AuthUser, deliveryId: number, outcome: "delivered" | "undelivered", drivernotes?: string): Promise<ChangeResult> {
+export async function reportDelivery(env: Env, db: Db, company: Company, actor: AuthUser, deliveryId: number, outcome: "delivered" | "undelivered", base: string, drivernotes?: string): Promise<ChangeResult> {
   const [delivery] = await db.select().from(deliveries).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, deliveryId)));
   if (!delivery) throw notFound("Delivery");
   const route = delivery.route_id === null ? null : await loadRoute(db, company.id, delivery.route_id);
@@ -267,7 +278,7 @@ export async function reportDelivery(env: Env, db: Db, company: Company, actor: 
   const now = nowIso();
   const status = outcome === "delivered" ? DeliveryStatus.delivered : DeliveryStatus.undelivered;
   const reportedAll = sql`not exists (select 1 from ${deliveries} where ${deliveries.route_id} = ${route.id} and ${deliveries.status} = ${DeliveryStatus.routed})`;
-  const approaching = await approachingMessages(db, company.id, route.id, delivery.id);
+  const approaching = await approachingMessages(db, company, route.id, delivery.id, base);
   const [updated, finished, queued] = await db.batch([
     db
       .update(deliveries)
@@ -291,25 +302,27 @@ export async function reportDelivery(env: Env, db: Db, company: Company, actor: 
  * left before theirs hears that the driver is close (once: each delivery
  * passes that place in the order once).
  */
-async function approachingMessages(db: Db, companyId: number, routeId: number, reportedId: number): Promise<OutgoingMessage[]> {
-  const [company] = await db.select({ stopsBefore: companies.notify_stops_before }).from(companies).where(eq(companies.id, companyId));
-  if (!company || company.stopsBefore < 1) return [];
+async function approachingMessages(db: Db, company: Company, routeId: number, reportedId: number, base: string): Promise<OutgoingMessage[]> {
+  const companyId = company.id;
+  const [settings] = await db.select({ stopsBefore: companies.notify_stops_before }).from(companies).where(eq(companies.id, companyId));
+  if (!settings || settings.stopsBefore < 1) return [];
   const open = await db
     .select({ id: deliveries.id, eta_from: deliveries.eta_from, eta_to: deliveries.eta_to, ...customerColumns })
     .from(deliveries)
     .innerJoin(addresses, eq(addresses.id, deliveries.deliverylocation_id))
     .where(and(eq(deliveries.company_id, companyId), eq(deliveries.route_id, routeId), eq(deliveries.status, DeliveryStatus.routed), ne(deliveries.id, reportedId)))
     .orderBy(asc(deliveries.orderindex));
-  const next = open[company.stopsBefore];
+  const next = open[settings.stopsBefore];
   if (!next?.eta_from || !next.eta_to) return [];
-  return customerMessages("delivery_approaching", routeId, [{ ...next, eta_from: next.eta_from, eta_to: next.eta_to }], { stops_before: company.stopsBefore });
+  const linked = await withTrackingLinks(db, company, base, [{ ...next, eta_from: next.eta_from, eta_to: next.eta_to }]);
+  return customerMessages("delivery_approaching", routeId, linked, { stops_before: settings.stopsBefore });
 }
 
 /** A state change as the company's Durable Object receives it over RPC. */
 export type LifecycleOp =
-  | { kind: "route"; company: Company; actor: AuthUser; routeId: number; change: RouteChange }
+  | { kind: "route"; company: Company; actor: AuthUser; routeId: number; change: RouteChange; base: string }
   | { kind: "cancel"; company: Company; routeId: number }
-  | { kind: "report"; company: Company; actor: AuthUser; deliveryId: number; outcome: "delivered" | "undelivered"; drivernotes?: string };
+  | { kind: "report"; company: Company; actor: AuthUser; deliveryId: number; outcome: "delivered" | "undelivered"; drivernotes?: string; base: string };
 
 /** Errors cross RPC as plain data, so the worker can answer with the right status. */
 export type LifecycleOutcome = { ok: true; events: ChangeResult["events"] } | { ok: false; status: ErrorStatus; message: string; fields: string };
@@ -318,10 +331,10 @@ export async function applyLifecycleOp(env: Env, db: Db, op: LifecycleOp): Promi
   try {
     const result =
       op.kind === "route"
-        ? await changeRoute(env, db, op.company, op.actor, op.routeId, op.change)
+        ? await changeRoute(env, db, op.company, op.actor, op.routeId, op.change, op.base)
         : op.kind === "cancel"
           ? await cancelRoute(env, db, op.company, op.routeId)
-          : await reportDelivery(env, db, op.company, op.actor, op.deliveryId, op.outcome, op.drivernotes);
+          : await reportDelivery(env, db, op.company, op.actor, op.deliveryId, op.outcome, op.base, op.drivernotes);
     return { ok: true, events: result.events };
   } catch (err) {
     if (err instanceof ApiError) return { ok: false, status: err.status as ErrorStatus, message: err.message, fields: err.fields };

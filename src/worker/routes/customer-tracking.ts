@@ -1,0 +1,102 @@
+/**
+ * Customer tracking (beyond the interface documents): the public page and
+ * its JSON under `/<slug>` (no login: the token is the key), and the
+ * dispatcher's endpoints to issue and revoke a delivery's link.
+ */
+import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { and, eq } from "drizzle-orm";
+import { deliveries } from "../db/schema";
+import type { AppEnv } from "../env";
+import { notFound, validationHook } from "../errors";
+import { IdParam, apiRoute, errorResponses, jsonResponse } from "../openapi";
+import { POSITION_VISIBLE_WITHIN_STOPS, revokeTrackingLinks, rotateTrackingLink, trackingUrl, trackingView } from "../services/customer-tracking";
+import { TRACKING_PAGE_CSP, renderTrackingNotFound, renderTrackingPage } from "../tracking-page";
+import { publicBase } from "./company";
+
+const Token = z.object({ token: z.string().openapi({ param: { name: "token", in: "path" } }) });
+
+const TrackingViewSchema = z
+  .object({
+    company: z.object({ name: z.string(), timezone: z.string(), language: z.enum(["de", "en"]) }),
+    state: z.enum(["open", "scheduled", "on_the_way", "delivered", "not_delivered", "cancelled"]),
+    window: z.object({ from: z.string().nullable(), to: z.string().nullable() }),
+    eta: z.object({ from: z.string(), to: z.string() }).nullable(),
+    stops_before: z.number().int().nullable(),
+    driver: z
+      .object({ firstname: z.string().nullable(), position: z.object({ lat: z.number(), lng: z.number(), timestamp: z.string() }).nullable() })
+      .nullable(),
+    destination: z.object({ lat: z.number(), lng: z.number() }).nullable(),
+    proof: z.object({ time: z.string(), notes: z.string().nullable() }).nullable(),
+  })
+  .openapi("TrackingView");
+
+const trackingJson = createRoute({
+  method: "get",
+  path: "/track/{token}",
+  tags: ["Customer tracking"],
+  summary: "What a customer's tracking link shows (no login)",
+  description:
+    `The delivery's state, ETA window, open stops before it, the driver's first name and, while the delivery is at most ${POSITION_VISIBLE_WITHIN_STOPS} stops ahead on a route that is on the way, ` +
+    "the driver's position rounded to about 500 m; the proof of delivery afterwards. Nothing else of the company. 404 for an unknown or revoked token. The page `/{slug}/t/{token}` shows the same.",
+  request: { params: Token },
+  responses: { 200: jsonResponse(TrackingViewSchema, "The delivery as its customer may see it"), 404: errorResponses[404], 429: errorResponses[429] },
+});
+
+const issueLink = apiRoute({
+  method: "post",
+  path: "/delivery/{delivery_id}/trackinglink",
+  tags: ["Customer tracking"],
+  summary: "Issue a new tracking link for a delivery",
+  description: "The previous link of the delivery stops working. Customer ETA messages carry the delivery's current link (made when it has none).",
+  request: { params: IdParam("delivery_id") },
+  responses: { 201: jsonResponse(z.object({ token: z.string(), link: z.string() }), "The new link") },
+});
+
+const revokeLinks = apiRoute({
+  method: "delete",
+  path: "/delivery/{delivery_id}/trackinglink",
+  tags: ["Customer tracking"],
+  summary: "Revoke the delivery's tracking links",
+  description: "Its page then shows a friendly \"not found\" page.",
+  request: { params: IdParam("delivery_id") },
+  responses: { 204: { description: "Revoked" } },
+});
+
+async function assertDelivery(db: AppEnv["Variables"]["db"], companyId: number, deliveryId: number) {
+  const [row] = await db.select({ id: deliveries.id }).from(deliveries).where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, deliveryId)));
+  if (!row) throw notFound("Delivery");
+}
+
+/** Mounted at `/<slug>` behind the company and rate-limit middleware. */
+export const customerTrackingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(trackingJson, async (c) => {
+    const view = await trackingView(c.get("db"), c.get("company").id, c.req.valid("param").token);
+    if (!view) throw notFound("Tracking link");
+    c.header("cache-control", "no-store");
+    return c.json(view, 200);
+  })
+  .get("/t/:token", async (c) => {
+    const view = await trackingView(c.get("db"), c.get("company").id, c.req.param("token"));
+    c.header("content-security-policy", TRACKING_PAGE_CSP);
+    c.header("cache-control", "no-store");
+    c.header("referrer-policy", "no-referrer");
+    c.header("x-content-type-options", "nosniff");
+    return view ? c.html(renderTrackingPage(view), 200) : c.html(renderTrackingNotFound(), 404);
+  });
+
+/** Under `/<slug>/api`: dispatchers issue and revoke links. */
+export const trackingLinkRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+  .openapi(issueLink, async (c) => {
+    const company = c.get("company");
+    const { delivery_id } = c.req.valid("param");
+    await assertDelivery(c.get("db"), company.id, delivery_id);
+    const token = await rotateTrackingLink(c.get("db"), company.id, delivery_id);
+    return c.json({ token, link: trackingUrl(publicBase(c), company.slug, token) }, 201);
+  })
+  .openapi(revokeLinks, async (c) => {
+    const company = c.get("company");
+    const { delivery_id } = c.req.valid("param");
+    await assertDelivery(c.get("db"), company.id, delivery_id);
+    await revokeTrackingLinks(c.get("db"), company.id, delivery_id);
+    return c.body(null, 204);
+  });
