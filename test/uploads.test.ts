@@ -142,8 +142,9 @@ describe("uploads", () => {
     expect(final.final.status, JSON.stringify(final)).toBe("finished");
     expect(final.import_deliveries.status).toBe("finished");
     expect(final.cluster_deliveries.status).toBe("finished");
-    expect(final.final.link).toBe(`/api/process/result/${pid}`);
-    const csv = await exports.default.fetch(new Request(`${ORIGIN}/${co.slug}${final.final.link}`, { headers: { Authorization: `JWT ${co.dispatcher.token}` } }));
+    // Absolute, with the company's slug: the link works as given.
+    expect(final.final.link).toBe(`${ORIGIN}/${co.slug}/api/process/result/${pid}`);
+    const csv = await exports.default.fetch(new Request(final.final.link, { headers: { Authorization: `JWT ${co.dispatcher.token}` } }));
     expect(csv.status).toBe(200);
     const lines = (await csv.text()).trim().split("\n");
     expect(lines[0]).toBe("tour,route_id,orderindex,delivery_id,custom_id,contactcompany,contactlastname,street,housenumber,postalcode,city,pdt_from,pdt_to,eta_from,eta_to,tdt_from,tdt_to");
@@ -153,6 +154,9 @@ describe("uploads", () => {
     const outbox = await call("GET", `/_operator/companies/${co.slug}/outbox?q=${encodeURIComponent(JSON.stringify({ filters: [{ name: "template", op: "==", val: "upload_result" }] }))}`, { headers: OPERATOR });
     expect(outbox.body.objects[0]).toMatchObject({ to: "planner@example.com" });
     expect(outbox.body.objects[0].data).toMatchObject({ link: final.final.link, files: expect.stringContaining(".xlsx") });
+    const emailed = await exports.default.fetch(new Request(outbox.body.objects[0].data.link, { headers: { Authorization: `JWT ${co.dispatcher.token}` } }));
+    expect(emailed.status).toBe(200);
+    expect((await emailed.text()).trim().split("\n")).toEqual(lines);
   });
 
   it("refuses empty files and header-only files with 422 and creates nothing", async () => {

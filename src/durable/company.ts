@@ -6,18 +6,36 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { createDb } from "../worker/db/client";
-import type { Env, Role } from "../worker/env";
+import type { Env, Role, RoutingJob } from "../worker/env";
 import { RouteStatus } from "../worker/domain/states";
+import { formatDateTime } from "../worker/lib/time";
 import { type LifecycleOp, type LifecycleOutcome, applyLifecycleOp, updateEtas } from "../worker/services/route-lifecycle";
 import { eventTypeOf, eventsAfter, logEvent, wants } from "../worker/services/events";
 import { enabledWebhooks, kickWebhooks } from "../worker/services/webhooks";
 
 /** How often ETAs of routes on the way are recomputed. */
 const ETA_REFRESH_MS = 5 * 60_000;
+/** Final process records are kept this many days unless PROCESS_RETENTION_DAYS says otherwise. */
+const DEFAULT_RETENTION_DAYS = 30;
+/** Pruning runs at most this often while nothing is overdue (expiries close together share one run). */
+const PRUNE_SPACING_MS = 60 * 60_000;
+/** Expired records deleted per alarm run; a backlog continues a second later. */
+const PRUNE_BATCH = 200;
+const DAY_MS = 86_400_000;
+
+/** Storage keys (src/durable/README.md lists them). */
+const ETA_DUE = "due:eta";
+const PRUNE_DUE = "due:prune";
+const processKey = (pid: string) => `process:${pid}`;
+const ownerKey = (pid: string) => `process:${pid}:owner`;
+const finishedAtKey = (pid: string) => `process:${pid}:finished`;
+const watchKey = (pid: string) => `watch:${pid}`;
+/** Index of final processes by the time they became final: zero-padded, so keys sort by time. */
+const finishedIndexKey = (at: number, pid: string) => `finished:${String(at).padStart(15, "0")}:${pid}`;
 
 /** Live messages of contract.md §6. */
 export type LiveEvent =
-  | { type: "process"; process_id: string; action: string; status: string; meta: string }
+  | { type: "process"; process_id: string; action: string; status: string; meta: string; link: string }
   | { type: "route"; id: number; status: number; driver_id: number | null }
   | { type: "delivery"; id: number; status: number; route_id: number | null }
   | { type: "driverposition"; driver_id: number; position: { type: "Point"; coordinates: [number, number] }; timestamp: string }
@@ -43,6 +61,20 @@ export interface ProcessRecord {
 
 export type ProcessState = Record<ProcessAction, ProcessRecord>;
 
+const isFinal = (status: ProcessStatus) => status === "finished" || status === "failed";
+
+/**
+ * The watchdog of a process that is not final yet: the job to queue again,
+ * the time by which the process should be final, and how long the latest
+ * run was given (a re-run gets as long again before it is declared failed).
+ */
+interface Watch {
+  job: RoutingJob;
+  deadline: number;
+  window: number;
+  reruns: number;
+}
+
 /** A fresh action record: progress 1 when it is already done or skipped, 0 otherwise. */
 export const processRecord = (status: ProcessStatus, extra: Partial<ProcessRecord> = {}): ProcessRecord => ({
   status,
@@ -51,6 +83,8 @@ export const processRecord = (status: ProcessStatus, extra: Partial<ProcessRecor
   meta: JSON.stringify({ progress: status === "finished" || status === "skipped" ? 1 : 0 }),
   ...extra,
 });
+
+const finishedAtOf = (indexKey: string) => Number(indexKey.split(":")[1]);
 
 const STAFF = "staff";
 const driverTag = (id: number) => `driver:${id}`;
@@ -83,16 +117,103 @@ export class CompanyCoordinator extends DurableObject<Env> {
 
   private async scheduleEtaRefresh(companyId: number): Promise<void> {
     await this.ctx.storage.put("companyId", companyId);
-    if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + ETA_REFRESH_MS);
+    if ((await this.ctx.storage.get<number>(ETA_DUE)) === undefined) {
+      await this.ctx.storage.put(ETA_DUE, Date.now() + ETA_REFRESH_MS);
+      await this.arm();
+    }
   }
 
-  /** Periodic ETA refresh of the routes on the way (from the drivers' latest positions); stops when none is left. */
+  /**
+   * The object has one alarm; it serves every due time kept in storage:
+   * process deadlines (`watch:*`), the ETA refresh (`due:eta`) and pruning
+   * (`due:prune`). Sets it to the earliest of them.
+   */
+  private async arm(): Promise<void> {
+    const watches = await this.ctx.storage.list<Watch>({ prefix: "watch:" });
+    const due = [await this.ctx.storage.get<number>(ETA_DUE), await this.ctx.storage.get<number>(PRUNE_DUE), ...[...watches.values()].map((w) => w.deadline)];
+    const times = due.filter((t): t is number => t !== undefined);
+    if (!times.length) return; // a stale alarm finds nothing due and sets none
+    const next = Math.min(...times);
+    if ((await this.ctx.storage.getAlarm()) !== next) await this.ctx.storage.setAlarm(next);
+  }
+
+  /** Whatever is due: overdue processes, the ETA refresh, pruning; then the alarm for the next due time. */
   override async alarm(): Promise<void> {
+    const now = Date.now();
+    await this.checkDeadlines(now);
+    await this.refreshEtas(now);
+    await this.prune(now);
+    await this.arm();
+  }
+
+  /**
+   * Periodic ETA refresh of the routes on the way (from the drivers' latest
+   * positions); stops when none is left. While it is on, every alarm run
+   * refreshes (an earlier one for another due time just refreshes early).
+   */
+  private async refreshEtas(now: number): Promise<void> {
+    const due = await this.ctx.storage.get<number>(ETA_DUE);
     const companyId = await this.ctx.storage.get<number>("companyId");
-    if (companyId === undefined) return;
+    if (due === undefined || companyId === undefined) return;
     const refreshed = await updateEtas(this.env, createDb(this.env.DB), companyId);
     for (const r of refreshed) await this.broadcast({ type: "eta", route_id: r.route_id }, r.driver_id);
-    if (refreshed.length) await this.ctx.storage.setAlarm(Date.now() + ETA_REFRESH_MS);
+    if (refreshed.length) await this.ctx.storage.put(ETA_DUE, now + ETA_REFRESH_MS);
+    else await this.ctx.storage.delete(ETA_DUE);
+  }
+
+  /**
+   * The watchdog: a process not final by its deadline is queued again once
+   * (its stale claim released so the new run may take over), and when the
+   * re-run misses its deadline too, it is marked failed.
+   */
+  private async checkDeadlines(now: number): Promise<void> {
+    const watches = await this.ctx.storage.list<Watch>({ prefix: "watch:" });
+    for (const [key, watch] of watches) {
+      if (watch.deadline > now) continue;
+      const pid = key.slice("watch:".length);
+      const state = await this.getProcess(pid);
+      if (!state || isFinal(state.final.status)) {
+        await this.ctx.storage.delete(key);
+        continue;
+      }
+      const overdue = formatDateTime(watch.deadline);
+      if (watch.reruns === 0) {
+        // Release the stale claim before the job can arrive; count the re-run only once it is sent (a failed send retries the alarm).
+        await this.ctx.storage.delete(ownerKey(pid));
+        await this.env.ROUTING_QUEUE.send(watch.job);
+        await this.ctx.storage.put(key, { ...watch, reruns: 1, deadline: now + watch.window });
+        await this.updateProcess(pid, "final", { meta: { watchdog: `No result by ${overdue}: the job was queued again` } });
+      } else {
+        await this.failProcess(pid, `No result by ${overdue}, also after queueing the job again: the routing consumer stopped or ran out of time`);
+      }
+    }
+  }
+
+  /** Deletes final process records older than the retention period (PROCESS_RETENTION_DAYS, default 30). */
+  private async prune(now: number): Promise<void> {
+    const due = await this.ctx.storage.get<number>(PRUNE_DUE);
+    if (due === undefined || due > now) return;
+    const retention = this.retentionMs();
+    const expired = await this.ctx.storage.list<string>({ prefix: "finished:", end: finishedIndexKey(now - retention, ""), limit: PRUNE_BATCH });
+    for (const [key, pid] of expired) {
+      // A process opened again (batch routing of an upload) left an outdated index entry: only the entry goes.
+      if ((await this.ctx.storage.get<number>(finishedAtKey(pid))) === finishedAtOf(key)) {
+        await this.ctx.storage.delete([processKey(pid), ownerKey(pid), finishedAtKey(pid), watchKey(pid)]);
+      }
+      await this.ctx.storage.delete(key);
+    }
+    const [oldest] = (await this.ctx.storage.list<string>({ prefix: "finished:", limit: 1 })).keys();
+    if (oldest === undefined) {
+      await this.ctx.storage.delete(PRUNE_DUE);
+      return;
+    }
+    const expires = finishedAtOf(oldest) + retention;
+    await this.ctx.storage.put(PRUNE_DUE, expires <= now ? now + 1_000 : Math.max(expires, now + PRUNE_SPACING_MS));
+  }
+
+  private retentionMs(): number {
+    const days = Number(this.env.PROCESS_RETENTION_DAYS);
+    return (Number.isFinite(days) && days > 0 ? days : DEFAULT_RETENTION_DAYS) * DAY_MS;
   }
 
   /** Websocket upgrade; the worker authenticated the user and passes who it is. */
@@ -197,15 +318,24 @@ export class CompanyCoordinator extends DurableObject<Env> {
     return (this.knownCompanyId ??= await this.ctx.storage.get<number>("companyId"));
   }
 
-  /** Registers a new process with the status of each action; durable, so it survives eviction. */
-  async createProcess(processId: string, state: ProcessState): Promise<void> {
-    await this.ctx.storage.put(`process:${processId}`, state);
+  /**
+   * Registers a new process with the status of each action; durable, so it
+   * survives eviction. `watch`: the queue job that runs it and the time by
+   * which it should be final; the watchdog re-runs or fails it after that.
+   */
+  async createProcess(processId: string, state: ProcessState, watch?: { job: RoutingJob; deadline: number }): Promise<void> {
+    await this.ctx.storage.put(processKey(processId), state);
     // A process started again (batch routing of an upload) may be claimed anew.
-    await this.ctx.storage.delete(`process:${processId}:owner`);
+    await this.ctx.storage.delete([ownerKey(processId), finishedAtKey(processId)]);
+    if (isFinal(state.final.status)) await this.settle(processId);
+    else if (watch) {
+      await this.ctx.storage.put(watchKey(processId), { ...watch, window: watch.deadline - Date.now(), reruns: 0 } satisfies Watch);
+      await this.arm();
+    }
   }
 
   async getProcess(processId: string): Promise<ProcessState | null> {
-    return (await this.ctx.storage.get<ProcessState>(`process:${processId}`)) ?? null;
+    return (await this.ctx.storage.get<ProcessState>(processKey(processId))) ?? null;
   }
 
   /**
@@ -218,10 +348,11 @@ export class CompanyCoordinator extends DurableObject<Env> {
     action: ProcessAction,
     update: { status?: ProcessStatus; link?: string; meta?: Record<string, unknown>; vague_addresses?: ProcessRecord["vague_addresses"] },
   ): Promise<ProcessState | null> {
-    const key = `process:${processId}`;
+    const key = processKey(processId);
     const state = await this.ctx.storage.get<ProcessState>(key);
     if (!state) return null;
     const record = state[action];
+    const wasFinal = isFinal(state.final.status);
     const meta = { ...(JSON.parse(record.meta) as Record<string, unknown>), ...update.meta };
     state[action] = {
       status: update.status ?? record.status,
@@ -230,25 +361,70 @@ export class CompanyCoordinator extends DurableObject<Env> {
       meta: JSON.stringify(meta),
     };
     await this.ctx.storage.put(key, state);
+    if (!wasFinal && isFinal(state.final.status)) await this.settle(processId);
+    const { status, meta: text, link } = state[action];
     // Progress alone (the status stays) is shown live but not logged.
-    await this.broadcast({ type: "process", process_id: processId, action, status: state[action].status, meta: state[action].meta }, null, { transient: state[action].status === record.status });
+    await this.broadcast({ type: "process", process_id: processId, action, status, meta: text, link }, null, { transient: status === record.status });
     return state;
+  }
+
+  /** A process became final: no more watchdog; it is pruned after the retention period. */
+  private async settle(processId: string): Promise<void> {
+    const now = Date.now();
+    await this.ctx.storage.delete(watchKey(processId));
+    await this.ctx.storage.put(finishedAtKey(processId), now);
+    await this.ctx.storage.put(finishedIndexKey(now, processId), processId);
+    if ((await this.ctx.storage.get<number>(PRUNE_DUE)) === undefined) await this.ctx.storage.put(PRUNE_DUE, now + this.retentionMs());
+    await this.arm();
   }
 
   /**
    * Claims the routing of a process for one consumer: true when it was
    * waiting (or a previous attempt failed mid-way), false when another attempt
    * runs or it already finished. Makes queue redelivery harmless.
+   * `deadline`: when this run should be done; the watchdog acts after it.
    */
-  async claimRouting(processId: string, attempt: string): Promise<boolean> {
-    const key = `process:${processId}`;
-    const state = await this.ctx.storage.get<ProcessState>(key);
-    if (!state || state.final.status === "finished" || state.final.status === "failed") return false;
-    const owner = await this.ctx.storage.get<{ attempt: string; since: number }>(`${key}:owner`);
+  async claimRouting(processId: string, attempt: string, deadline?: number): Promise<boolean> {
+    const state = await this.ctx.storage.get<ProcessState>(processKey(processId));
+    if (!state || isFinal(state.final.status)) return false;
+    const owner = await this.ctx.storage.get<{ attempt: string; since: number }>(ownerKey(processId));
+    const now = Date.now();
     // A claim older than 15 minutes belongs to a consumer that died; take over.
-    if (owner && owner.attempt !== attempt && Date.now() - owner.since < 15 * 60_000) return false;
-    await this.ctx.storage.put(`${key}:owner`, { attempt, since: Date.now() });
+    if (owner && owner.attempt !== attempt && now - owner.since < 15 * 60_000) return false;
+    await this.ctx.storage.put(ownerKey(processId), { attempt, since: now });
+    const watch = await this.ctx.storage.get<Watch>(watchKey(processId));
+    if (watch && deadline !== undefined) {
+      await this.ctx.storage.put(watchKey(processId), { ...watch, deadline, window: deadline - now });
+      await this.arm();
+    }
     return true;
+  }
+
+  /** Whether `attempt` still holds the claim (the watchdog may have handed the process to a re-run). */
+  async holdsClaim(processId: string, attempt: string): Promise<boolean> {
+    return (await this.ctx.storage.get<{ attempt: string }>(ownerKey(processId)))?.attempt === attempt;
+  }
+
+  /** A queue attempt threw and will be retried: the error stays on the `final` record as `last_error`. */
+  async noteFailedAttempt(processId: string, error: string): Promise<void> {
+    const state = await this.getProcess(processId);
+    if (state && !isFinal(state.final.status)) await this.updateProcess(processId, "final", { meta: { last_error: error } });
+  }
+
+  /**
+   * Marks a process that will not finish as failed: the action that was
+   * running (else the first waiting one) and `final`, with the reason and the
+   * last error of a queue attempt, if any. A final process stays as it is.
+   */
+  async failProcess(processId: string, reason: string): Promise<ProcessState | null> {
+    const state = await this.getProcess(processId);
+    if (!state || isFinal(state.final.status)) return state;
+    const lastError = (JSON.parse(state.final.meta) as { last_error?: string }).last_error;
+    const error = lastError ? `${reason}; last error: ${lastError}` : reason;
+    const steps = PROCESS_ACTIONS.filter((a) => a !== "final");
+    const stuck = steps.find((a) => state[a].status === "running") ?? steps.find((a) => state[a].status === "waiting");
+    if (stuck) await this.updateProcess(processId, stuck, { status: "failed", meta: { error } });
+    return this.updateProcess(processId, "final", { status: "failed", meta: { progress: 1, error } });
   }
 
   /** Connected clients by role, for status pages and tests. */

@@ -44,8 +44,10 @@ export interface Env {
   WEBHOOK_ALLOW_PRIVATE?: string;
   /** Comma-separated origins allowed to call the API from browsers (default: any). */
   CORS_ORIGINS?: string;
-  /** Solver search time per routing job in ms (default 8000; synchronous requests at most 3000). */
+  /** Solver search time of a plan up to 200 deliveries in ms (default 8000); larger plans get more (services/routing-budget.ts). */
   ROUTING_TIME_BUDGET_MS?: string;
+  /** Days a final process record stays in the company's Durable Object (default 30). */
+  PROCESS_RETENTION_DAYS?: string;
   /** Base URL of an OSRM-compatible road engine (table + route services); unset: embedded great-circle model. */
   ROAD_ENGINE_URL?: string;
   /** Largest table the engine answers per request (OSRM's max-table-size, default 100). */
@@ -60,6 +62,8 @@ export interface RoutingJob {
   companyId: number;
   /** `upload`: a one-step upload to import before routing. */
   kind?: "upload";
+  /** Absolute base of the company's API (`<origin>/<slug>/api`) for the links the job hands out. */
+  apiBase: string;
 }
 
 export interface NotificationJob {

@@ -1,8 +1,9 @@
 /** Worker entry: HTTP through Hono, queue consumers, and the Durable Object class. */
 import { createApp } from "./app";
-import type { Env, NotificationJob, RoutingJob } from "./env";
+import type { Db, Env, NotificationJob, RoutingJob } from "./env";
 import { createDb } from "./db/client";
-import { deliverOutboxMessage } from "./services/outbox";
+import { deliverOutboxMessage, failOutboxMessage } from "./services/outbox";
+import { companyStub } from "./services/live";
 import { runRouting } from "./services/routing";
 import { runOneStepUpload } from "./services/uploads";
 import { type WebhookJob, deliverWebhook, webhooksBehind } from "./services/webhooks";
@@ -12,34 +13,76 @@ export { CompanyCoordinator } from "../durable/company";
 const app = createApp();
 
 export const QUEUES = { notifications: "dispatch-notifications", routing: "dispatch-routing", webhooks: "dispatch-webhooks" } as const;
+/** Suffix of the dead-letter queues: what failed its last retry arrives there. */
+const DEAD_LETTER = "-dlq";
+
+interface Consumer {
+  /** Does the job; a throw means the message is retried with backoff, `retryAfterSeconds` with that delay. */
+  run(env: Env, db: Db, body: unknown, messageId: string): Promise<void | { retryAfterSeconds: number }>;
+  /** After a failed attempt that will be retried: keeps the error where people see it (the outbox records its own). */
+  noteError?(env: Env, db: Db, body: unknown, error: string): Promise<void>;
+  /** The job failed its last retry (dead-letter queue): recorded as failed, never dropped. */
+  giveUp(env: Env, db: Db, body: unknown): Promise<void>;
+}
+
+const GAVE_UP = "The job failed on every retry and went to the dead-letter queue";
+
+const consumers: Record<keyof typeof QUEUES, Consumer> = {
+  notifications: {
+    run: (env, db, body) => deliverOutboxMessage(env, db, (body as NotificationJob).outboxId),
+    giveUp: (_env, db, body) => failOutboxMessage(db, (body as NotificationJob).outboxId, GAVE_UP),
+  },
+  routing: {
+    async run(env, db, body, messageId) {
+      const job = body as RoutingJob;
+      // The message id is the same on redelivery: a retry of this message may resume its own claim.
+      if (job.kind === "upload") await runOneStepUpload(env, db, job, messageId);
+      else await runRouting(env, db, job.companyId, job.processId, messageId, job.apiBase);
+    },
+    noteError: (env, _db, body, error) => companyStub(env, (body as RoutingJob).companyId).noteFailedAttempt((body as RoutingJob).processId, error),
+    async giveUp(env, _db, body) {
+      await companyStub(env, (body as RoutingJob).companyId).failProcess((body as RoutingJob).processId, GAVE_UP);
+    },
+  },
+  webhooks: {
+    async run(env, db, body) {
+      const run = await deliverWebhook(env, db, body as WebhookJob);
+      // Order per endpoint: a failed event is retried before anything after it is sent.
+      if (run.outcome === "later") return { retryAfterSeconds: run.delaySeconds };
+      if (run.outcome === "more") await env.WEBHOOK_QUEUE.send(body as WebhookJob);
+    },
+    // No dead-letter queue: the cron sweep restarts any endpoint left behind the event log.
+    giveUp: async () => undefined,
+  },
+};
+
+/** The consumer of a queue, and whether it is that queue's dead-letter queue (`dispatch-routing-dlq` also starts with `dispatch-routing`). */
+function consumerOf(queue: string): { consumer: Consumer; dead: boolean } {
+  const dead = queue.endsWith(DEAD_LETTER);
+  const base = dead ? queue.slice(0, -DEAD_LETTER.length) : queue;
+  const name = (Object.keys(QUEUES) as (keyof typeof QUEUES)[]).find((k) => base.startsWith(QUEUES[k]));
+  if (!name) throw new Error(`No consumer for queue ${queue}`);
+  return { consumer: consumers[name], dead };
+}
 
 export default {
   fetch: app.fetch,
 
   async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
     const db = createDb(env.DB);
+    const { consumer, dead } = consumerOf(batch.queue);
     for (const message of batch.messages) {
       try {
-        if (batch.queue === QUEUES.webhooks) {
-          const run = await deliverWebhook(env, db, message.body as WebhookJob);
-          // Order per endpoint: a failed event is retried before anything after it is sent.
-          if (run.outcome === "later") message.retry({ delaySeconds: run.delaySeconds });
-          else {
-            if (run.outcome === "more") await env.WEBHOOK_QUEUE.send(message.body as WebhookJob);
-            message.ack();
-          }
+        const later = dead ? await consumer.giveUp(env, db, message.body) : await consumer.run(env, db, message.body, message.id);
+        if (later) {
+          message.retry({ delaySeconds: later.retryAfterSeconds });
           continue;
         }
-        if (batch.queue.startsWith(QUEUES.notifications)) await deliverOutboxMessage(env, db, (message.body as NotificationJob).outboxId);
-        else if (batch.queue.startsWith(QUEUES.routing)) {
-          const job = message.body as RoutingJob;
-          // The message id is the same on redelivery: a retry of this message may resume its own claim.
-          if (job.kind === "upload") await runOneStepUpload(env, db, job.companyId, job.processId, message.id);
-          else await runRouting(env, db, job.companyId, job.processId, message.id);
-        } else throw new Error(`No consumer for queue ${batch.queue}`);
         message.ack();
       } catch (err) {
+        const error = err instanceof Error ? err.message : String(err);
         console.error("queue message failed", batch.queue, message.id, err);
+        if (!dead) await consumer.noteError?.(env, db, message.body, error).catch((e: unknown) => console.error("could not record the error", message.id, e));
         // At-least-once delivery with backoff; the dead-letter queue keeps what finally fails.
         message.retry({ delaySeconds: Math.min(2 ** message.attempts, 300) });
       }

@@ -136,3 +136,7 @@ export const companyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
 
 /** Origin used in emailed links: PUBLIC_URL when configured, else the request's. */
 export const publicBase = (c: { env: AppEnv["Bindings"]; req: { url: string } }) => c.env.PUBLIC_URL ?? new URL(c.req.url).origin;
+
+/** Absolute base of the company's API (`<origin>/<slug>/api`), for links that queue consumers hand out later. */
+export const apiBase = (c: { env: AppEnv["Bindings"]; req: { url: string }; get(key: "company"): AppEnv["Variables"]["company"] }) =>
+  `${publicBase(c).replace(/\/$/, "")}/${c.get("company").slug}/api`;

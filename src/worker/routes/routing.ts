@@ -13,10 +13,24 @@ import { AddressInput } from "../services/address-input";
 import { RouteLineString, RouteSchema, presentRoutes } from "../services/route-records";
 import { type RoutingOutcome, routingVariants, runRouting, startRouting, updateRoute } from "../services/routing";
 import { companyStub } from "../services/live";
+import { MAX_TIME_BUDGET_SECONDS } from "../services/routing-budget";
+import { apiBase } from "./company";
 import { vehicleInputShape } from "../services/vehicle-records";
 
 const flag = (description: string, fallback: boolean) => BooleanQuery.optional().openapi({ description }).transform((v) => v ?? fallback);
 const count = z.coerce.number().int();
+
+/** Query parameter of every routing request (calculation, uploads, batch routing). */
+export const TimeBudgetSeconds = count
+  .min(1)
+  .max(MAX_TIME_BUDGET_SECONDS)
+  .optional()
+  .openapi({
+    description:
+      `Search time of the optimiser in seconds (1 to ${MAX_TIME_BUDGET_SECONDS}). Default from the plan's size: 8 s up to 200 deliveries, ` +
+      `plus 65 ms per delivery beyond (1,000 deliveries: 60 s), at most ${MAX_TIME_BUDGET_SECONDS} s; synchronous requests at most 3 s unless set here. ` +
+      "The `routing` record's meta shows `expected_seconds` and `expected_finish`.",
+  });
 
 const RoutingQuery = z.object({
   truck: flag("Respect truck restrictions (vehicle class truck)", false),
@@ -34,6 +48,7 @@ const RoutingQuery = z.object({
   async: flag("true (default): answer 202 with a process id; false: solve in the request", true),
   response_data: z.enum(["base", "all"]).optional().openapi({ description: "Synchronous only: `all` adds the line string to each route" }),
   tour_duration_rate: z.coerce.number().min(0).optional().openapi({ description: "Cost per hour of tour duration" }),
+  time_budget_seconds: TimeBudgetSeconds,
 });
 
 const DeliveryData = AddressInput.extend({
@@ -63,7 +78,15 @@ const RoutingBody = z.object({
 });
 
 const ProcessRecord = z
-  .object({ status: z.enum(["waiting", "running", "finished", "failed", "skipped"]), link: z.string(), vague_addresses: z.array(z.unknown()), meta: z.string() })
+  .object({
+    status: z.enum(["waiting", "running", "finished", "failed", "skipped"]),
+    link: z.string().openapi({ description: "Absolute URL of the result (`PUBLIC_URL` or the request's origin, then `/{slug}/api/...`); empty until there is one" }),
+    vague_addresses: z.array(z.unknown()),
+    meta: z.string().openapi({
+      description:
+        "JSON: `progress` 0..1; `error` when failed; `routing` also `expected_seconds` and `expected_finish`; `final` also `watchdog` when the job was queued again and `last_error` of a failed attempt",
+    }),
+  })
   .openapi("ProcessRecord");
 const RouteWithLine = RouteSchema.extend({ routestring: RouteLineString.nullable().optional() });
 const RouteList = envelope(RouteWithLine, "RoutingResult");
@@ -186,12 +209,12 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     const body = c.req.valid("json");
     if (query.relax_after_time && !normaliseTimeOfDay(query.relax_after_time, company.timezone)) throw unprocessable("relax_after_time must be a time of day with zone", "relax_after_time");
     const options = { ...query, num_vehicles: query.num_vehicles ?? query.numvehicles, vehicle: query.vehicle as never };
-    const { processId } = await startRouting(c.env, db, company, c.get("user").id, body, options, query.async ? "async" : "sync");
+    const { processId, job } = await startRouting(c.env, db, company, c.get("user").id, body, options, query.async ? "async" : "sync", apiBase(c));
     if (query.async) {
-      await c.env.ROUTING_QUEUE.send({ processId, companyId: company.id });
+      await c.env.ROUTING_QUEUE.send(job);
       return c.json({ process_id: processId }, 202);
     }
-    const outcome = await runRouting(c.env, db, company.id, processId, `sync:${processId}`);
+    const outcome = await runRouting(c.env, db, company.id, processId, `sync:${processId}`, job.apiBase);
     if (outcome && !outcome.ok) failure(outcome);
     return c.json(await processRoutes(db, company.id, processId, query.response_data === "all"), 200);
   })
@@ -199,7 +222,7 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     const db = c.get("db");
     const company = c.get("company");
     const { add_deliveryids, del_deliveryids } = c.req.valid("json");
-    const { processId, outcome } = await updateRoute(c.env, db, company, c.get("user").id, c.req.valid("param").route_id, add_deliveryids, del_deliveryids);
+    const { processId, outcome } = await updateRoute(c.env, db, company, c.get("user").id, c.req.valid("param").route_id, add_deliveryids, del_deliveryids, apiBase(c));
     if (outcome && !outcome.ok) failure(outcome);
     const result = await processRoutes(db, company.id, processId, true);
     return c.json(result.objects[0], 200);

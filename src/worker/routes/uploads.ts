@@ -7,6 +7,8 @@ import { ApiError, notFound, unprocessable, validationHook } from "../errors";
 import { BooleanQuery, apiRoute, jsonResponse } from "../openapi";
 import { MAX_UPLOAD_BYTES, batchRouting, resultKey, uploadDeliveriesOnly, uploadOneStep } from "../services/uploads";
 import type { RoutingOptions } from "../services/routing";
+import { apiBase } from "./company";
+import { TimeBudgetSeconds } from "./routing";
 
 const COLUMNS =
   "Files: `.xlsx` (first worksheet) or `.csv` (comma, semicolon or tab separated), first row the column names. Columns: the `deliverydata` field names " +
@@ -35,6 +37,7 @@ const UploadQuery = z.object({
   num_vehicles: z.coerce.number().int().min(1).max(500).optional(),
   numvehicles: z.coerce.number().int().min(1).max(500).optional(),
   nameprefix: z.string().max(50).optional(),
+  time_budget_seconds: TimeBudgetSeconds,
 });
 
 const text = z.string().nullable();
@@ -111,6 +114,7 @@ const routingOptions = (q: z.infer<typeof UploadQuery>): RoutingOptions => ({
   relax_minutes: q.relax_minutes,
   relax_after_time: q.relax_after_time,
   nameprefix: q.nameprefix,
+  time_budget_seconds: q.time_budget_seconds,
 });
 
 /** The multipart form (already parsed and cached by the request validator). */
@@ -130,7 +134,7 @@ export const uploadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
       const email = form.get("email");
       if (email !== null && (typeof email !== "string" || !/^[^@\s]+@[^@\s]+$/.test(email))) throw unprocessable("email is not an email address", "email");
       const files = await formFiles(form);
-      const processId = await uploadOneStep(c.env, c.get("db"), c.get("company"), c.get("user").id, files, email ?? undefined, routingOptions(c.req.valid("query")));
+      const processId = await uploadOneStep(c.env, c.get("db"), c.get("company"), c.get("user").id, files, email ?? undefined, routingOptions(c.req.valid("query")), apiBase(c));
       return c.json({ message: "Upload accepted; routing runs in the background", process_id: processId }, 200);
     },
   )
@@ -144,7 +148,7 @@ export const uploadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
   )
   .openapi(batch, async (c) => {
     const { process_id } = c.req.valid("param");
-    const status = await batchRouting(c.env, c.get("db"), c.get("company"), process_id, routingOptions(c.req.valid("query")));
+    const status = await batchRouting(c.env, c.get("db"), c.get("company"), process_id, routingOptions(c.req.valid("query")), apiBase(c));
     return c.json({ message: "Routing started", process_id, status }, 200);
   })
   .openapi(result, async (c) => {

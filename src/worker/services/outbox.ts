@@ -5,7 +5,7 @@
  * configured provider (notify-providers.ts). Rows go `queued` -> `sent`, or
  * `failed` with the reason once the attempts are used up; nothing is dropped.
  */
-import { eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/min";
 import { companies, outbox } from "../db/schema";
 import { log } from "../lib/log";
@@ -99,4 +99,16 @@ export async function deliverOutboxMessage(env: Env, db: Db, outboxId: number): 
     if (!final) throw err;
     log("error", "outbox message failed for good", { outbox_id: outboxId, attempts, error });
   }
+}
+
+/**
+ * The message's job went to the dead-letter queue (an error outside the
+ * send, e.g. D1, on its last retry): a still `queued` row becomes `failed`
+ * with the reason and its last error. Sent and failed rows stay as they are.
+ */
+export async function failOutboxMessage(db: Db, outboxId: number, reason: string): Promise<void> {
+  await db
+    .update(outbox)
+    .set({ status: "failed", last_error: sql`${reason} || coalesce('; last error: ' || ${outbox.last_error}, '')` })
+    .where(and(eq(outbox.id, outboxId), eq(outbox.status, "queued")));
 }

@@ -10,13 +10,14 @@ import { type ProcessState, processRecord } from "../../durable/company";
 import { addresses, deliveries, driverAvailabilities, processes, routes, tourAreas, users, vehicles } from "../db/schema";
 import { DeliveryStatus, OPEN_DELIVERY_STATUSES, RouteStatus, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
 import { type PlannedDelivery, type RouteReplacement, type RoutingParams, type VehicleSpec, buildProblem, planRoutes, planningOrigin } from "../domain/routing-plan";
-import type { Company, Db, Env } from "../env";
+import type { Company, Db, Env, RoutingJob } from "../env";
 import { ApiError, conflict, notFound, unprocessable } from "../errors";
 import { nowIso } from "../lib/time";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
 import { type DeliveryDataItem, importDeliveries } from "./delivery-import";
 import { roadEngine, withRoadMatrices } from "./road-engine";
 import { companyStub, publish } from "./live";
+import { expectedWait, routingDeadline, timeBudgetMs } from "./routing-budget";
 import { prepareVehicle } from "./vehicle-records";
 import { d1Statement, inList } from "../db/sql";
 
@@ -47,21 +48,22 @@ export interface RoutingOptions {
   relax_after_time?: string;
   nameprefix?: string;
   tour_duration_rate?: number;
+  /** Search time chosen by the request; default from the plan's size (routing-budget.ts). */
+  time_budget_seconds?: number;
 }
 
-/** Search time of the solver: a routing job runs in a queue consumer; the synchronous path blocks a request. */
-const budgetMs = (env: Env, mode: "async" | "sync") => {
-  const configured = Number(env.ROUTING_TIME_BUDGET_MS);
-  const base = Number.isFinite(configured) && configured > 0 ? configured : 8_000;
-  return mode === "sync" ? Math.min(base, 3_000) : base;
-};
+/** A routing record that waits, with the expected wait of its plan. */
+export const waitingRouting = (params: RoutingParams) => processRecord("waiting", { meta: JSON.stringify({ progress: 0, ...expectedWait(params.timeBudgetMs) }) });
 
-const initialProcess = (imported: boolean): ProcessState => ({
+const initialProcess = (imported: boolean, params: RoutingParams): ProcessState => ({
   import_deliveries: processRecord(imported ? "finished" : "skipped"),
   cluster_deliveries: processRecord("skipped"),
-  routing: processRecord("waiting"),
+  routing: waitingRouting(params),
   final: processRecord("waiting"),
 });
+
+/** The link of a routing process's result: its routes. */
+const resultLink = (apiBase: string, processId: string) => `${apiBase}/process/status/${processId}/final?response_data=base`;
 
 /** Cancels every unfinished route of the company; their unfinished deliveries return to the pool (status none). */
 export async function cancelAllRoutes(env: Env, db: Db, companyId: number) {
@@ -84,7 +86,9 @@ export async function cancelAllRoutes(env: Env, db: Db, companyId: number) {
 
 /**
  * Validates a routing request against the company's data and registers the
- * process: answers its id and the parameters the job will run with.
+ * process under the company's watchdog: answers its id, the parameters the
+ * job will run with, and the queue job that runs it (`apiBase`: the absolute
+ * base of the company's API, for the result link).
  */
 export async function startRouting(
   env: Env,
@@ -94,13 +98,15 @@ export async function startRouting(
   body: RoutingRequest,
   options: RoutingOptions,
   mode: "async" | "sync",
+  apiBase: string,
   replaces?: RouteReplacement,
 ) {
   const { params, imported } = await prepareRouting(env, db, company, body, options, mode, replaces);
   const processId = crypto.randomUUID();
+  const job: RoutingJob = { processId, companyId: company.id, apiBase };
   await db.insert(processes).values({ id: processId, company_id: company.id, kind: "routing", params, created_by: userId });
-  await companyStub(env, company.id).createProcess(processId, initialProcess(imported));
-  return { processId, params };
+  await companyStub(env, company.id).createProcess(processId, initialProcess(imported, params), { job, deadline: routingDeadline(params.timeBudgetMs) });
+  return { processId, params, job };
 }
 
 /**
@@ -219,7 +225,7 @@ export async function prepareRouting(
     tourDurationRate: options.tour_duration_rate,
     driverIds: activeDrivers.filter((d) => available.has(d.id)).map((d) => d.id),
     areaDrivers,
-    timeBudgetMs: budgetMs(env, mode),
+    timeBudgetMs: timeBudgetMs(env, deliveryIds.length, mode, options.time_budget_seconds),
     timeZone: company.timezone,
     requestedAt: Date.now(),
     replaces,
@@ -268,15 +274,17 @@ export type RoutingOutcome = { ok: true; routeIds: number[] } | { ok: false; err
 /**
  * Runs a registered routing process: solve and write the routes. Idempotent
  * per process (queues deliver at least once): a second run finds the claim
- * or the written routes and does nothing.
+ * or the written routes and does nothing; a run whose claim the watchdog
+ * handed to a re-run writes nothing.
  */
-export async function runRouting(env: Env, db: Db, companyId: number, processId: string, attempt: string): Promise<RoutingOutcome | null> {
+export async function runRouting(env: Env, db: Db, companyId: number, processId: string, attempt: string, apiBase: string): Promise<RoutingOutcome | null> {
   const coordinator = companyStub(env, companyId);
-  if (!(await coordinator.claimRouting(processId, attempt))) return null;
   const [process] = await db.select().from(processes).where(and(eq(processes.company_id, companyId), eq(processes.id, processId)));
   if (!process) return null;
   const params = process.params as RoutingParams;
-  const link = `/api/process/status/${processId}/final?response_data=base`;
+  const started = Date.now();
+  if (!(await coordinator.claimRouting(processId, attempt, routingDeadline(params.timeBudgetMs, started)))) return null;
+  const link = resultLink(apiBase, processId);
 
   const existing = await db.select({ id: routes.id }).from(routes).where(and(eq(routes.company_id, companyId), eq(routes.process_id, processId)));
   if (existing.length) {
@@ -285,12 +293,13 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
   }
 
   const fail = async (error: string, extra: Record<string, unknown> = {}) => {
+    if (!(await coordinator.holdsClaim(processId, attempt))) return;
     await coordinator.updateProcess(processId, "routing", { status: "failed", meta: { error, ...extra } });
     await coordinator.updateProcess(processId, "final", { status: "failed", meta: { progress: 1, error } });
   };
 
   try {
-    await coordinator.updateProcess(processId, "routing", { status: "running", meta: { progress: 0 } });
+    await coordinator.updateProcess(processId, "routing", { status: "running", meta: { progress: 0, ...expectedWait(params.timeBudgetMs, started) } });
     const planned = await loadPlannedDeliveries(db, companyId, params);
     if (!planned.length) {
       await fail("None of the deliveries exists any more");
@@ -382,6 +391,7 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
           ]
         : []),
     ]);
+    if (!(await coordinator.holdsClaim(processId, attempt))) return null;
     await env.DB.batch(statements.map((q) => d1Statement(env.DB, q)));
     const written = await db
       .select({ id: routes.id, status: routes.status, driver_id: routes.driver_id })
@@ -407,7 +417,7 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
  * (status `route_replaced`, `replaced_by`), continuing its status, driver and
  * start; delivered and cancelled deliveries stay as they are.
  */
-export async function updateRoute(env: Env, db: Db, company: Company, userId: number, routeIdToUpdate: number, add: number[], del: number[]) {
+export async function updateRoute(env: Env, db: Db, company: Company, userId: number, routeIdToUpdate: number, add: number[], del: number[], apiBase: string) {
   const [route] = await db.select().from(routes).where(and(eq(routes.company_id, company.id), eq(routes.id, routeIdToUpdate)));
   if (!route) throw notFound("Route");
   if (!UNFINISHED_ROUTE_STATUSES.includes(route.status)) throw conflict(`Route ${route.id} has status ${route.status} and cannot be updated`, "route_id");
@@ -449,6 +459,7 @@ export async function updateRoute(env: Env, db: Db, company: Company, userId: nu
     { deliveryids, startaddress_id: route.routebase_address_id },
     { truck: false, roundtrip: true, traffic: false, cancelroutes: false, num_vehicles: 1, assign_drivers: false, usearea: false, nameprefix: route.custom_id ?? undefined },
     "sync",
+    apiBase,
     {
       routeId: route.id,
       status: route.status,
@@ -459,7 +470,7 @@ export async function updateRoute(env: Env, db: Db, company: Company, userId: nu
       previousDeliveries: route.previous_deliveries,
     },
   );
-  const outcome = await runRouting(env, db, company.id, processId, `update:${processId}`);
+  const outcome = await runRouting(env, db, company.id, processId, `update:${processId}`, apiBase);
   return { processId, outcome };
 }
 

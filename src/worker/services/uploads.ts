@@ -9,13 +9,14 @@ import { processRecord } from "../../durable/company";
 import { addresses, companies, deliveries, processes, routes, users } from "../db/schema";
 import { type RowAddress, rowAddress, rowsFromSheet } from "../domain/upload-rows";
 import type { RoutingParams } from "../domain/routing-plan";
-import type { Company, Db, Env } from "../env";
+import type { Company, Db, Env, RoutingJob } from "../env";
 import { conflict, notFound, unprocessable } from "../errors";
 import { SpreadsheetError, readSpreadsheet } from "../lib/spreadsheet";
 import { type DeliveryDataItem, importDeliveries } from "./delivery-import";
 import { companyStub } from "./live";
 import { dispatchOutbox, outboxInsert } from "./outbox";
-import { type RoutingOptions, prepareRouting, runRouting } from "./routing";
+import { type RoutingOptions, prepareRouting, runRouting, waitingRouting } from "./routing";
+import { routingDeadline, uploadDeadline } from "./routing-budget";
 
 export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
 const MAX_ROWS = 5000;
@@ -76,7 +77,7 @@ export async function uploadDeliveriesOnly(env: Env, db: Db, company: Company, u
 }
 
 /** POST /batchrouting/<pid>: routes the deliveries of an earlier deliveries-only upload, as the same process. */
-export async function batchRouting(env: Env, db: Db, company: Company, processId: string, options: RoutingOptions) {
+export async function batchRouting(env: Env, db: Db, company: Company, processId: string, options: RoutingOptions, apiBase: string) {
   const [process] = await db.select().from(processes).where(and(eq(processes.company_id, company.id), eq(processes.id, processId)));
   if (!process) throw notFound("Process");
   const stored = process.params as { deliveryIds?: number[] } | null;
@@ -85,9 +86,10 @@ export async function batchRouting(env: Env, db: Db, company: Company, processId
   if (!state || state.routing.status !== "skipped") throw conflict(`Routing of this upload is already ${state?.routing.status ?? "unknown"}`, "process_id");
   const { params } = await prepareRouting(env, db, company, { deliveryids: stored.deliveryIds }, options, "async");
   await db.update(processes).set({ params }).where(eq(processes.id, processId));
-  const fresh = { ...state, cluster_deliveries: processRecord(options.preclustered ? "finished" : "skipped"), routing: processRecord("waiting"), final: processRecord("waiting") };
-  await companyStub(env, company.id).createProcess(processId, fresh);
-  await env.ROUTING_QUEUE.send({ processId, companyId: company.id });
+  const fresh = { ...state, cluster_deliveries: processRecord(options.preclustered ? "finished" : "skipped"), routing: waitingRouting(params), final: processRecord("waiting") };
+  const job: RoutingJob = { processId, companyId: company.id, apiBase };
+  await companyStub(env, company.id).createProcess(processId, fresh, { job, deadline: routingDeadline(params.timeBudgetMs) });
+  await env.ROUTING_QUEUE.send(job);
   return fresh;
 }
 
@@ -98,8 +100,8 @@ interface OneStepParams {
   options: RoutingOptions;
 }
 
-/** POST /upload/onestep: files to R2, the process registered, the work queued. */
-export async function uploadOneStep(env: Env, db: Db, company: Company, userId: number, files: UploadFile[], email: string | undefined, options: RoutingOptions) {
+/** POST /upload/onestep: files to R2, the process registered under the watchdog, the work queued. */
+export async function uploadOneStep(env: Env, db: Db, company: Company, userId: number, files: UploadFile[], email: string | undefined, options: RoutingOptions, apiBase: string) {
   await readRows(files); // unreadable files and files without data rows are refused now, not in the background
   const processId = crypto.randomUUID();
   const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
@@ -107,20 +109,25 @@ export async function uploadOneStep(env: Env, db: Db, company: Company, userId: 
   await Promise.all(files.map((f, i) => env.UPLOADS.put(stored[i].key, f.bytes)));
   const params: OneStepParams = { kind: "onestep", files: stored, email: email ?? user.email, options };
   await db.insert(processes).values({ id: processId, company_id: company.id, kind: "upload", params, created_by: userId });
-  await companyStub(env, company.id).createProcess(processId, {
-    import_deliveries: processRecord("waiting"),
-    cluster_deliveries: processRecord(options.preclustered ? "waiting" : "skipped"),
-    routing: processRecord("waiting"),
-    final: processRecord("waiting"),
-  });
-  await env.ROUTING_QUEUE.send({ processId, companyId: company.id, kind: "upload" });
+  const job: RoutingJob = { processId, companyId: company.id, kind: "upload", apiBase };
+  await companyStub(env, company.id).createProcess(
+    processId,
+    {
+      import_deliveries: processRecord("waiting"),
+      cluster_deliveries: processRecord(options.preclustered ? "waiting" : "skipped"),
+      routing: processRecord("waiting"),
+      final: processRecord("waiting"),
+    },
+    { job, deadline: uploadDeadline() },
+  );
+  await env.ROUTING_QUEUE.send(job);
   return processId;
 }
 
 /** Queue consumer of a one-step upload: import, cluster, route, result spreadsheet, email. Idempotent per process. */
-export async function runOneStepUpload(env: Env, db: Db, companyId: number, processId: string, attempt: string) {
+export async function runOneStepUpload(env: Env, db: Db, { companyId, processId, apiBase }: RoutingJob, attempt: string) {
   const coordinator = companyStub(env, companyId);
-  if (!(await coordinator.claimRouting(processId, attempt))) return;
+  if (!(await coordinator.claimRouting(processId, attempt, uploadDeadline()))) return;
   const [process] = await db.select().from(processes).where(and(eq(processes.company_id, companyId), eq(processes.id, processId)));
   const stored = process?.params as (OneStepParams | (RoutingParams & { upload: OneStepParams })) | undefined;
   if (!process || !stored) return;
@@ -154,9 +161,9 @@ export async function runOneStepUpload(env: Env, db: Db, companyId: number, proc
     await db.update(processes).set({ params: { ...params, upload } }).where(eq(processes.id, processId));
   }
 
-  const outcome = await runRouting(env, db, companyId, processId, attempt);
+  const outcome = await runRouting(env, db, companyId, processId, attempt, apiBase);
   if (!outcome?.ok) return;
-  const link = `/api/process/result/${processId}`;
+  const link = `${apiBase}/process/result/${processId}`;
   await env.UPLOADS.put(resultKey(companyId, processId), await resultCsv(db, companyId, processId), { httpMetadata: { contentType: "text/csv; charset=utf-8" } });
   await coordinator.updateProcess(processId, "final", { link });
   const [ids] = await db.batch([
