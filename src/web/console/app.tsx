@@ -393,6 +393,8 @@ function OpenDeliveries({ api, day, deliveries, process, onProcess }: { api: Api
   const toggle = (id: number) => setSelected((prev) => (prev.has(id) ? new Set([...prev].filter((x) => x !== id)) : new Set(prev).add(id)));
   const allSelected = deliveries.length > 0 && ids.length === deliveries.length;
   const running = process?.status === "running";
+  // A refusal of the old session is no news once the dispatcher has logged in again.
+  useEffect(() => setError(""), [api]);
 
   const optimise = async (e: Event) => {
     e.preventDefault();
