@@ -81,7 +81,12 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
       setLines(new Map(metas.map((m) => [m.id, m.routestring?.coordinates ?? []])));
       setOpen(ds);
       setDrivers(new Map(drv.map((d) => [d.id, d])));
-      setPositions(new Map(pos.map((p) => [p.driver_id, { at: lngLat(p.position)!, timestamp: p.timestamp }])));
+      // A position that arrived by event while this refetch was under way is newer than what the refetch read: keep it.
+      setPositions((prev) => {
+        const next = new Map(pos.map((p) => [p.driver_id, { at: lngLat(p.position)!, timestamp: p.timestamp }]));
+        for (const [id, live] of prev) if ((next.get(id)?.timestamp ?? "") < live.timestamp) next.set(id, live);
+        return next;
+      });
       setError("");
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
