@@ -5,7 +5,7 @@
  * the way and the delivery is among the next stops), and the proof of
  * delivery. Nothing else of the company.
  */
-import { and, count, desc, eq, isNull, lt } from "drizzle-orm";
+import { and, count, desc, eq, isNull, lt, sql } from "drizzle-orm";
 import { addresses, companies, deliveries, driverTracking, routes, trackingLinks, users } from "../db/schema";
 import { DeliveryStatus, RouteStatus } from "../domain/states";
 import type { Db } from "../env";
@@ -31,15 +31,20 @@ export async function rotateTrackingLink(db: Db, companyId: number, deliveryId: 
   return token;
 }
 
-/** The delivery's working link, made when it has none. */
-export async function trackingToken(db: Db, companyId: number, deliveryId: number): Promise<string> {
-  const [live] = await db
-    .select({ token: trackingLinks.token })
+/** The working link of each delivery, made for those without one: one read and one batch, whatever the number. */
+export async function trackingTokens(db: Db, companyId: number, deliveryIds: number[]): Promise<Map<number, string>> {
+  if (!deliveryIds.length) return new Map();
+  const live = await db
+    .select({ delivery_id: trackingLinks.delivery_id, token: trackingLinks.token })
     .from(trackingLinks)
-    .where(and(eq(trackingLinks.company_id, companyId), eq(trackingLinks.delivery_id, deliveryId), isNull(trackingLinks.revoked_at)))
-    .orderBy(desc(trackingLinks.created_at))
-    .limit(1);
-  return live?.token ?? rotateTrackingLink(db, companyId, deliveryId);
+    // The ids travel as one JSON parameter: a route may have more deliveries than D1 binds values.
+    .where(and(eq(trackingLinks.company_id, companyId), isNull(trackingLinks.revoked_at), sql`${trackingLinks.delivery_id} in (select value from json_each(${JSON.stringify(deliveryIds)}))`));
+  const tokens = new Map(live.map((l) => [l.delivery_id, l.token]));
+  const missing = deliveryIds.filter((id) => !tokens.has(id)).map((id) => ({ token: newToken(), company_id: companyId, delivery_id: id }));
+  const [first, ...rest] = missing.map((row) => db.insert(trackingLinks).values(row));
+  if (first) await db.batch([first, ...rest]);
+  for (const row of missing) tokens.set(row.delivery_id, row.token);
+  return tokens;
 }
 
 /** Revokes every link of a delivery. */

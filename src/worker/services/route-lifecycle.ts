@@ -16,7 +16,7 @@ import { ApiError, type ErrorStatus, conflict, forbidden, notFound, unprocessabl
 import type { LiveEvent } from "../../durable/company";
 import { formatDateTime, nowIso, parseDateTime } from "../lib/time";
 import { type RouteRow, loadRoute } from "./route-records";
-import { trackingToken, trackingUrl } from "./customer-tracking";
+import { trackingTokens, trackingUrl } from "./customer-tracking";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
 
 export interface RouteChange {
@@ -108,9 +108,8 @@ async function startTour(env: Env, db: Db, company: Company, route: RouteRow, ba
 
 /** The customers who hear from us get the link of their tracking page along. */
 async function withTrackingLinks<T extends CustomerEta>(db: Db, company: Company, base: string, etas: T[]): Promise<T[]> {
-  const linked: T[] = [];
-  for (const e of etas) linked.push(e.notify ? { ...e, tracking_link: trackingUrl(base, company.slug, await trackingToken(db, company.id, e.id)) } : e);
-  return linked;
+  const tokens = await trackingTokens(db, company.id, etas.filter((e) => e.notify).map((e) => e.id));
+  return etas.map((e) => (tokens.has(e.id) ? { ...e, tracking_link: trackingUrl(base, company.slug, tokens.get(e.id)!) } : e));
 }
 
 /** Customer messages of one kind to the deliveries that asked for them: email and/or SMS to the address's contacts. */
