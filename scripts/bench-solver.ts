@@ -4,6 +4,7 @@
  *   npm run bench:solver -- [--seconds S] [--dir DIR] [--only C101,R101] [--seed N]
  *   npm run bench:solver -- --set gh400|gh800 [--seconds S] [--only C1_8_1,R1_8_6]
  *   npm run bench:solver -- --scale [--seconds S] [--sizes 1000,2000]
+ *   any mode: --clock cpu (budget in CPU time of this process, for a loaded machine)
  *
  * Instance mode (Solomon by default, `--set` picks a Gehring & Homberger
  * folder under /work/shared/bench) solves every instance in the folder,
@@ -33,20 +34,26 @@ const mb = (b: number) => `${(b / 1048576).toFixed(1)} MB`;
 
 const seconds = Number(arg("seconds") ?? 10);
 const seed = Number(arg("seed") ?? 1);
+/**
+ * `--clock cpu` measures the budget (and the time to first feasible) in CPU
+ * time of this process instead of wall time: on a machine shared with other
+ * work a solve then still gets its full budget of computing.
+ */
+const clock = arg("clock") === "cpu" ? () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; } : Date.now;
 
 /** Solves `problem` within the budget, noting peak memory and when all jobs were first served. */
 function timedSolve(problem: Problem) {
   peakMemory = 0;
   sampleMemory();
-  const started = Date.now();
+  const started = clock();
   let firstFeasible = NaN;
   const onProgress = (p: Progress) => {
     sampleMemory();
-    if (Number.isNaN(firstFeasible) && p.unassigned === 0) firstFeasible = (Date.now() - started) / 1000;
+    if (Number.isNaN(firstFeasible) && p.unassigned === 0) firstFeasible = (clock() - started) / 1000;
   };
-  const solution = solveSync(problem, { timeLimitMs: seconds * 1000, seed, onProgress });
+  const solution = solveSync(problem, { timeLimitMs: seconds * 1000, seed, onProgress, clock });
   sampleMemory();
-  return { solution, firstFeasible, took: (Date.now() - started) / 1000, memory: peakMemory };
+  return { solution, firstFeasible, took: (clock() - started) / 1000, memory: peakMemory };
 }
 
 interface Row {

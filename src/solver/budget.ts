@@ -8,7 +8,8 @@ import type { Progress, SolveOptions } from "./types";
  * yields every few hundred steps so the clock (and a time limit) moves on.
  */
 export class Budget {
-  readonly started = Date.now();
+  private readonly clock: () => number;
+  readonly started: number;
   iterations = 0;
   cancelled = false;
   private lastProgress = 0;
@@ -17,12 +18,14 @@ export class Budget {
   private readonly maxIterations: number;
 
   constructor(private readonly options: SolveOptions) {
+    this.clock = options.clock ?? Date.now;
+    this.started = this.clock();
     this.maxIterations = options.maxIterations ?? Infinity;
     this.timeLimit = options.timeLimitMs ?? (options.maxIterations === undefined ? 5_000 : Infinity);
   }
 
   elapsedMs(): number {
-    return Date.now() - this.started;
+    return this.clock() - this.started;
   }
 
   /** Share of the budget used, 0..1 (1 once cancelled). */
@@ -52,7 +55,7 @@ export class Budget {
   /** Reports progress at most every 100 ms (`force`: now, e.g. on a new best). */
   progress(force = false): void {
     if (!this.options.onProgress || !this.best) return;
-    const now = Date.now();
+    const now = this.clock();
     if (!force && now - this.lastProgress < 100) return;
     this.lastProgress = now;
     this.options.onProgress({ fraction: this.fraction(), ...this.best() });

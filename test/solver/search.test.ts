@@ -30,6 +30,15 @@ describe("search control", () => {
     expect(s.unassigned).toEqual([]);
   });
 
+  it("measures the time budget on the clock it is given", () => {
+    // A clock that moves a second per reading spends a one-hour budget long before the wall clock would.
+    let now = 0;
+    const s = solveSync(medium(), { timeLimitMs: 3_600_000, clock: () => (now += 1000) });
+    expect(s.stats.stoppedBy).toBe("budget");
+    expect(s.stats.iterations).toBeLessThan(3_600);
+    expect(s.unassigned).toEqual([]);
+  });
+
   it("returns a feasible solution when cancelled by callback", () => {
     const p = medium();
     let calls = 0;
