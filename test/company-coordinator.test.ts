@@ -97,7 +97,7 @@ describe("company coordinator (Durable Object)", () => {
     expect((await co.api("POST", "/drivertracking", { token: other.token, body: { driver_id: other.id, position } })).status).toBe(200);
     expect((await co.api("POST", "/drivertracking", { token: me.token, body: { driver_id: me.id, position } })).status).toBe(200);
     const stub = env.COMPANY.getByName(`company:${co.id}`);
-    await stub.broadcast({ type: "process", process_id: "x", action: "final", status: "finished", meta: "{}", link: "" });
+    await stub.broadcast({ event: { type: "process", process_id: "x", action: "final", status: "finished", meta: "{}", link: "" }, driverId: null });
     for (let i = 0; i < 50 && !messages.length; i++) await new Promise((r) => setTimeout(r, 20));
     await new Promise((r) => setTimeout(r, 100));
     expect(messages.map((m) => [m.type, m.driver_id])).toEqual([["driverposition", me.id]]);

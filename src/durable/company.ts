@@ -10,7 +10,7 @@ import type { Env, Role, RoutingJob } from "../worker/env";
 import { RouteStatus } from "../worker/domain/states";
 import { formatDateTime } from "../worker/lib/time";
 import { type LifecycleOp, type LifecycleOutcome, applyLifecycleOp, updateEtas } from "../worker/services/route-lifecycle";
-import { eventTypeOf, eventsAfter, logEvent, wants } from "../worker/services/events";
+import { type PublishedEvent, eventTypeOf, eventsAfter, logEvent } from "../worker/services/events";
 import { enabledWebhooks, kickWebhooks } from "../worker/services/webhooks";
 
 /** How often ETAs of routes on the way are recomputed. */
@@ -108,7 +108,7 @@ export class CompanyCoordinator extends DurableObject<Env> {
     this.changes = run.catch(() => undefined);
     const outcome = await run;
     if (outcome.ok) {
-      for (const { event, driverId } of outcome.events) await this.broadcast(event, driverId);
+      for (const published of outcome.events) await this.broadcast(published);
       // A route went on the way: keep its ETAs fresh while any route is on the way.
       if (outcome.events.some(({ event }) => event.type === "route" && event.status === RouteStatus.ontheway)) await this.scheduleEtaRefresh(op.company.id);
     }
@@ -156,8 +156,8 @@ export class CompanyCoordinator extends DurableObject<Env> {
     const companyId = await this.ctx.storage.get<number>("companyId");
     if (due === undefined || companyId === undefined) return;
     const refreshed = await updateEtas(this.env, createDb(this.env.DB), companyId);
-    for (const r of refreshed) await this.broadcast({ type: "eta", route_id: r.route_id }, r.driver_id);
-    if (refreshed.length) await this.ctx.storage.put(ETA_DUE, now + ETA_REFRESH_MS);
+    for (const published of refreshed.events) await this.broadcast(published);
+    if (refreshed.routes.length) await this.ctx.storage.put(ETA_DUE, now + ETA_REFRESH_MS);
     else await this.ctx.storage.delete(ETA_DUE);
   }
 
@@ -263,20 +263,15 @@ export class CompanyCoordinator extends DurableObject<Env> {
   }
 
   /**
-   * Logs an event (event log in D1: webhooks and `resume` read it), then sends
-   * it with its `event_id` to the company's dispatchers and watchers, and to
-   * the driver it concerns (drivers only ever get their own events), and
-   * starts the delivery of the webhooks that want it. Not logged: `transient`
-   * events (progress of a running process action), and driver positions
-   * unless a webhook wants them (they are many, and `/driverposition` answers
-   * the latest anyway). Returns the number of sockets reached.
+   * Sends an event to the company's dispatchers and watchers, and to the
+   * driver it concerns (drivers only ever get their own events), with its
+   * `event_id` when it is in the event log, and then starts a delivery run of
+   * each webhook that wants a logged event. Logging is not done here: the
+   * change that causes an event inserts it in its own D1 batch
+   * (`eventInsert`), and a process status change (DO storage, no D1 change)
+   * is logged by `updateProcess`. Returns the number of sockets reached.
    */
-  async broadcast(event: LiveEvent, driverId?: number | null, options: { transient?: boolean } = {}): Promise<number> {
-    const type = eventTypeOf(event);
-    const companyId = await this.companyId();
-    const endpoints = companyId === undefined ? [] : await this.webhookEndpoints(companyId);
-    const logged = companyId !== undefined && !options.transient && (type !== "driver.position" || endpoints.some((w) => wants(w.event_types, type)));
-    const eventId = logged ? await logEvent(createDb(this.env.DB), companyId, event, driverId ?? null) : undefined;
+  async broadcast({ event, driverId, eventId }: PublishedEvent): Promise<number> {
     const text = JSON.stringify(eventId === undefined ? event : { ...event, event_id: eventId });
     const sockets = [...this.ctx.getWebSockets(STAFF), ...(driverId ? this.ctx.getWebSockets(driverTag(driverId)) : [])];
     let sent = 0;
@@ -288,8 +283,11 @@ export class CompanyCoordinator extends DurableObject<Env> {
         // A socket closing concurrently is not an error of the event.
       }
     }
+    const companyId = await this.companyId();
     // A failed send loses nothing: the periodic sweep delivers whatever lies after an endpoint's cursor.
-    if (logged) await kickWebhooks(this.env, endpoints, companyId, type).catch((err: unknown) => console.error("webhook kick failed", err));
+    if (eventId !== undefined && companyId !== undefined) {
+      await kickWebhooks(this.env, await this.webhookEndpoints(companyId), companyId, eventTypeOf(event)).catch((err: unknown) => console.error("webhook kick failed", err));
+    }
     return sent;
   }
 
@@ -363,8 +361,12 @@ export class CompanyCoordinator extends DurableObject<Env> {
     await this.ctx.storage.put(key, state);
     if (!wasFinal && isFinal(state.final.status)) await this.settle(processId);
     const { status, meta: text, link } = state[action];
-    // Progress alone (the status stays) is shown live but not logged.
-    await this.broadcast({ type: "process", process_id: processId, action, status, meta: text, link }, null, { transient: status === record.status });
+    const event: LiveEvent = { type: "process", process_id: processId, action, status, meta: text, link };
+    // Progress alone (the status stays) is shown live but not logged. A status change is logged after the storage
+    // write: process state has no D1 change to share a batch with (src/durable/README.md, "Event log").
+    const companyId = status === record.status ? undefined : await this.companyId();
+    const eventId = companyId === undefined ? undefined : await logEvent(createDb(this.env.DB), companyId, event, null);
+    await this.broadcast({ event, driverId: null, eventId });
     return state;
   }
 

@@ -12,7 +12,8 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
-const now = sql`(strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))`;
+/** The current time as stored (ISO 8601 UTC, seconds): column default, and the value of rows inserted by SELECT. */
+export const now = sql`(strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))`;
 
 export const companies = sqliteTable("companies", {
   id: integer("id").primaryKey({ autoIncrement: true }),

@@ -18,7 +18,8 @@ import {
   prepareDeliveryWrite,
   presentDeliveries,
 } from "../services/deliveries";
-import { publish } from "../services/live";
+import { eventInsert, loggedEvents } from "../services/events";
+import { publishAll } from "../services/live";
 import { inList } from "../db/sql";
 
 const DeliveryList = envelope(DeliverySchema, "DeliveryList");
@@ -129,19 +130,19 @@ export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     // Nothing to write (e.g. only the current status sent back): the stored delivery, unchanged.
     if (!Object.keys(values).length) return c.json((await presentDeliveries(db, company.id, [existing]))[0], 200);
     // The route guard is repeated in the statement, so a route starting meanwhile still blocks the edit.
-    const [row] = await db
-      .update(deliveries)
-      .set(values as Partial<typeof deliveries.$inferInsert>)
-      .where(
-        and(
-          eq(deliveries.company_id, company.id),
-          eq(deliveries.id, id),
-          sql`not exists (select 1 from ${routes} where ${routes.id} = ${deliveries.route_id} and ${routes.status} = ${RouteStatus.ontheway})`,
-        ),
-      )
-      .returning();
+    const editable = and(
+      eq(deliveries.company_id, company.id),
+      eq(deliveries.id, id),
+      sql`not exists (select 1 from ${routes} where ${routes.id} = ${deliveries.route_id} and ${routes.status} = ${RouteStatus.ontheway})`,
+    );
+    const update = db.update(deliveries).set(values as Partial<typeof deliveries.$inferInsert>).where(editable).returning();
+    // A status change is logged with the write, only when the write applies (the status toggles on deliveries on no route).
+    const event = values.status === undefined ? undefined : { type: "delivery" as const, id, status: values.status as number, route_id: null };
+    const [answer, [row]] = event
+      ? await db.batch([eventInsert(db, company.id, { event, driverId: null, when: sql`exists (select 1 from ${deliveries} where ${editable})` }), update])
+      : [[], await update];
     if (!row) throw conflict("Delivery is on a route that is on the way", "route_id");
-    if (row.status !== existing.status) c.executionCtx.waitUntil(publish(c.env, company.id, { type: "delivery", id: row.id, status: row.status, route_id: row.route_id }));
+    c.executionCtx.waitUntil(publishAll(c.env, company.id, loggedEvents([answer])));
     return c.json((await presentDeliveries(db, company.id, [row]))[0], 200);
   })
   .openapi(deleteDeliveries, async (c) => {

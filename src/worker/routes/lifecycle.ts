@@ -8,7 +8,7 @@ import type { AppEnv } from "../env";
 import { ApiError, validationHook } from "../errors";
 import { IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { DeliverySchema, presentDeliveries } from "../services/deliveries";
-import { companyStub, publish } from "../services/live";
+import { companyStub, publishAll } from "../services/live";
 import { publicBase } from "./company";
 import { RouteSchema, loadRouteRecord } from "../services/route-records";
 import { type LifecycleOp, updateEtas } from "../services/route-lifecycle";
@@ -131,13 +131,13 @@ export const lifecycleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   })
   .openapi(updateEtasOne, async (c) => {
     const cid = c.get("company").id;
-    const [result] = await updateEtas(c.env, c.get("db"), cid, c.req.valid("param").route_id);
-    c.executionCtx.waitUntil(publish(c.env, cid, { type: "eta", route_id: result.route_id }, result.driver_id));
+    const { routes: [result], events } = await updateEtas(c.env, c.get("db"), cid, c.req.valid("param").route_id);
+    c.executionCtx.waitUntil(publishAll(c.env, cid, events));
     return c.json(result, 200);
   })
   .openapi(updateEtasAll, async (c) => {
     const cid = c.get("company").id;
-    const results = await updateEtas(c.env, c.get("db"), cid);
-    c.executionCtx.waitUntil(Promise.all(results.map((r) => publish(c.env, cid, { type: "eta", route_id: r.route_id }, r.driver_id))));
+    const { routes: results, events } = await updateEtas(c.env, c.get("db"), cid);
+    c.executionCtx.waitUntil(publishAll(c.env, cid, events));
     return c.json(allOnOnePage(results), 200);
   });

@@ -11,7 +11,8 @@ import { log } from "../lib/log";
 import { formatDateTime, parseDateTime } from "../lib/time";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { assertCompanyDrivers, loadDriver, positionList, routeOnTheWay } from "../services/drivers";
-import { publish } from "../services/live";
+import type { PublishedEvent } from "../services/events";
+import { publishAll } from "../services/live";
 import {
   type NewTracking,
   PositionRecordSchema,
@@ -145,17 +146,9 @@ function prepareEntry(user: AuthUser, entry: Input, prefix: string, now: number)
   return { driver_id: driverId, timestamp: formatDateTime(ms), lng, lat };
 }
 
-/** Pushes the newest stored position of each driver to the company channel, after the response. */
-function pushPositions(c: Context<AppEnv>, companyId: number, rows: TrackingRow[]) {
-  const newest = new Map<number, TrackingRow>();
-  for (const r of rows) {
-    const seen = newest.get(r.driver_id);
-    if (!seen || r.timestamp > seen.timestamp || (r.timestamp === seen.timestamp && r.id > seen.id)) newest.set(r.driver_id, r);
-  }
-  const events = [...newest.values()].map((r) =>
-    publish(c.env, companyId, { type: "driverposition", driver_id: r.driver_id, position: { type: "Point", coordinates: [r.lng, r.lat] }, timestamp: r.timestamp }, r.driver_id),
-  );
-  const done = Promise.all(events).catch((err) => log("error", "driverposition event failed", { error: err }));
+/** Pushes the newest position of each driver to the company channel, after the response. */
+function pushPositions(c: Context<AppEnv>, companyId: number, events: PublishedEvent[]) {
+  const done = publishAll(c.env, companyId, events).catch((err) => log("error", "driverposition event failed", { error: err }));
   try {
     c.executionCtx.waitUntil(done);
   } catch {
@@ -195,8 +188,8 @@ export const trackingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
       const entries = inputs.map((e, i) => prepareEntry(user, e, many ? `${i}.` : "", now));
       // A driver's token already proves it is a driver of this company; dispatchers name drivers that must exist.
       if (user.role !== "driver") await assertCompanyDrivers(db, cid, entries.map((e) => e.driver_id));
-      const rows = await insertTracking(db, cid, entries);
-      pushPositions(c, cid, rows);
+      const { rows, events } = await insertTracking(db, cid, entries);
+      pushPositions(c, cid, events);
       return c.json(many ? rows.map(presentTracking) : presentTracking(rows[0]), 200);
     },
     (result): undefined => {

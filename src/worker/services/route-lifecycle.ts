@@ -13,10 +13,10 @@ import { estimateArrivals } from "../domain/eta";
 import { DeliveryStatus, RouteStatus, UNFINISHED_ROUTE_STATUSES, canTransitionRoute } from "../domain/states";
 import type { AuthUser, Company, Db, Env } from "../env";
 import { ApiError, type ErrorStatus, conflict, forbidden, notFound, unprocessable } from "../errors";
-import type { LiveEvent } from "../../durable/company";
 import { formatDateTime, nowIso, parseDateTime } from "../lib/time";
 import { type RouteRow, loadRoute } from "./route-records";
 import { trackingTokens, trackingUrl } from "./customer-tracking";
+import { type LiveEntry, type PublishedEvent, eventInsert, loggedEvents } from "./events";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
 
 export interface RouteChange {
@@ -24,9 +24,9 @@ export interface RouteChange {
   driver_id?: number | null;
 }
 
-/** What a change did: the events to publish (with the driver they concern). */
+/** What a change did: the events its batches logged, to publish (with the driver they concern). */
 export interface ChangeResult {
-  events: { event: LiveEvent; driverId: number | null }[];
+  events: PublishedEvent[];
 }
 
 const ROUTE_OPEN_DELIVERIES = [DeliveryStatus.none, DeliveryStatus.routed] as number[];
@@ -35,7 +35,10 @@ const ROUTE_OPEN_DELIVERIES = [DeliveryStatus.none, DeliveryStatus.routed] as nu
 const unchanged = (route: RouteRow) =>
   and(eq(routes.id, route.id), eq(routes.company_id, route.company_id), eq(routes.status, route.status), route.driver_id === null ? isNull(routes.driver_id) : eq(routes.driver_id, route.driver_id));
 
-const routeEvent = (id: number, status: number, driverId: number | null) => ({ event: { type: "route", id, status, driver_id: driverId } as LiveEvent, driverId });
+/** The route is still as it was read: the guard of its compare-and-set write, and of the event logged with it. */
+const routeAsRead = (route: RouteRow) => sql`exists (select 1 from ${routes} where ${unchanged(route)})`;
+
+const routeEvent = (id: number, status: number, driverId: number | null): LiveEntry => ({ event: { type: "route", id, status, driver_id: driverId }, driverId });
 
 /** PATCH /route, POST /setroutestatus: status and driver changes along the transition table. */
 export async function changeRoute(env: Env, db: Db, company: Company, actor: AuthUser, routeId: number, change: RouteChange, base: string): Promise<ChangeResult> {
@@ -79,31 +82,30 @@ export async function changeRoute(env: Env, db: Db, company: Company, actor: Aut
   }
   if (status === route.status && driverId === route.driver_id) return { events: [] };
 
-  const now = nowIso();
   const values: Partial<RouteRow> = { status, driver_id: driverId, previous_drivers: previousDrivers };
-  const events = [routeEvent(route.id, status, driverId)];
-  if (status === RouteStatus.ontheway) values.ast = now;
-  const updated = await db.update(routes).set(values).where(unchanged(route)).returning();
+  if (status === RouteStatus.ontheway) values.ast = nowIso();
+  const [logged, updated] = await db.batch([
+    eventInsert(db, company.id, { ...routeEvent(route.id, status, driverId), when: routeAsRead(route) }),
+    db.update(routes).set(values).where(unchanged(route)).returning(),
+  ]);
   if (!updated.length) throw conflict("The route changed meanwhile; read it again", "status");
-  if (status === RouteStatus.ontheway) {
-    await startTour(env, db, company, updated[0], base);
-    events.push({ event: { type: "eta", route_id: route.id }, driverId });
-  }
+  const events: PublishedEvent[] = loggedEvents([logged]);
+  if (status === RouteStatus.ontheway) events.push(...(await startTour(env, db, company, updated[0], base)));
   return { events };
 }
 
 /**
  * Going on the way: target times and ETAs of the open deliveries from now and
  * the driver's position; the customers who asked to be notified get an email
- * and/or SMS with their time window (through the outbox).
+ * and/or SMS with their time window (through the outbox). Answers the logged `eta` event.
  */
-async function startTour(env: Env, db: Db, company: Company, route: RouteRow, base: string) {
+async function startTour(env: Env, db: Db, company: Company, route: RouteRow, base: string): Promise<PublishedEvent[]> {
   const etas = await withTrackingLinks(db, company, base, await computeEtas(db, company.id, company.timezone, route));
   const messages = customerMessages("delivery_eta", route.id, etas);
   const updates = etas.map((e) =>
     db.update(deliveries).set({ tdt_from: e.tdt_from, tdt_to: e.tdt_to, eta_from: e.eta_from, eta_to: e.eta_to }).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, e.id))),
   );
-  await writeWithMessages(env, db, company.id, updates, messages);
+  return writeEtas(env, db, company.id, route, updates, messages);
 }
 
 /** The customers who hear from us get the link of their tracking page along. */
@@ -124,16 +126,22 @@ function customerMessages(template: string, routeId: number, etas: CustomerEta[]
   });
 }
 
-/** Writes D1 updates and the messages they cause in one batch, then hands the messages to the queue. */
-async function writeWithMessages(env: Env, db: Db, companyId: number, updates: BatchItem<"sqlite">[], messages: OutgoingMessage[]) {
-  if (!updates.length && !messages.length) return;
-  if (!messages.length) {
-    await db.batch(updates as [BatchItem<"sqlite">]);
-    return;
-  }
-  const [queued] = await db.batch([outboxInsert(db, companyId, messages), ...updates]);
+/**
+ * Writes a route's new ETAs, the messages they cause and the route's `eta`
+ * event in one batch, then hands the messages to the queue; answers the logged event.
+ */
+async function writeEtas(env: Env, db: Db, companyId: number, route: Pick<RouteRow, "id" | "driver_id">, updates: BatchItem<"sqlite">[], messages: OutgoingMessage[]) {
+  const [logged, queued] = await db.batch([
+    eventInsert(db, companyId, { event: { type: "eta", route_id: route.id }, driverId: route.driver_id }),
+    messages.length ? outboxInsert(db, companyId, messages) : noMessages(db),
+    ...updates,
+  ]);
   await dispatchOutbox(env, companyId, queued);
+  return loggedEvents([logged]);
 }
+
+/** Nothing to tell still inserts nothing: an insert needs at least one row, so the batch carries a no-op read in its place. */
+const noMessages = (db: Db) => db.select({ id: outbox.id, status: outbox.status }).from(outbox).where(sql`0`);
 
 /** What a customer message needs of a delivery. */
 interface CustomerEta {
@@ -216,7 +224,8 @@ async function computeEtas(db: Db, companyId: number, timeZone: string, route: R
 
 /**
  * GET /updateetas/timewindow[/<route_id>] and the periodic refresh: fresh ETAs
- * of routes on the way. A customer who was told a window hears again when it
+ * of routes on the way, each route's written with its logged `eta` event
+ * (`events`, to publish). A customer who was told a window hears again when it
  * moved by more than the company's `eta_update_minutes`.
  */
 export async function updateEtas(env: Env, db: Db, companyId: number, routeId?: number) {
@@ -226,6 +235,7 @@ export async function updateEtas(env: Env, db: Db, companyId: number, routeId?: 
   if (routeId !== undefined && onTheWay[0].status !== RouteStatus.ontheway) throw conflict("ETAs are computed for routes on the way only", "route_id");
   const [company] = await db.select({ timezone: companies.timezone, margin: companies.eta_update_minutes }).from(companies).where(eq(companies.id, companyId));
   const results = [];
+  const events: PublishedEvent[] = [];
   for (const route of onTheWay) {
     const etas = await computeEtas(db, companyId, company.timezone, route);
     const told = await lastToldEtas(db, companyId, route.id);
@@ -235,10 +245,10 @@ export async function updateEtas(env: Env, db: Db, companyId: number, routeId?: 
       return before !== undefined && Math.abs(Date.parse(e.eta_from) - Date.parse(before.eta_from)) > company.margin * 60_000 ? [{ ...e, tracking_link: before.tracking_link }] : [];
     });
     const updates = etas.map((e) => db.update(deliveries).set({ eta_from: e.eta_from, eta_to: e.eta_to }).where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, e.id))));
-    await writeWithMessages(env, db, companyId, updates, customerMessages("delivery_eta_update", route.id, moved));
+    events.push(...(await writeEtas(env, db, companyId, route, updates, customerMessages("delivery_eta_update", route.id, moved))));
     results.push({ route_id: route.id, driver_id: route.driver_id, etas: etas.map(({ id, eta_from, eta_to }) => ({ delivery_id: id, eta_from, eta_to })) });
   }
-  return results;
+  return { routes: results, events };
 }
 
 /** The ETA (window start) each customer of a route was last told, and the link they got, by delivery id. */
@@ -259,23 +269,36 @@ const ETA_TEMPLATES = ["delivery_eta", "delivery_eta_update", "delivery_approach
 export async function cancelRoute(_env: Env, db: Db, company: Company, routeId: number): Promise<ChangeResult> {
   const route = await loadRoute(db, company.id, routeId);
   if (!UNFINISHED_ROUTE_STATUSES.includes(route.status)) throw conflict(`A route with status ${route.status} cannot be cancelled`, "status");
-  const [updated] = await db.batch([
-    db.update(routes).set({ status: RouteStatus.cancelled }).where(unchanged(route)).returning({ id: routes.id }),
-    db
-      .update(deliveries)
-      .set({ status: DeliveryStatus.none, route_id: null, orderindex: null, tdt_from: null, tdt_to: null, eta_from: null, eta_to: null })
-      .where(
-        and(
-          eq(deliveries.company_id, company.id),
-          eq(deliveries.route_id, route.id),
-          inArray(deliveries.status, [...ROUTE_OPEN_DELIVERIES, DeliveryStatus.undelivered]),
-          // Only together with the route's own change (same snapshot).
-          sql`exists (select 1 from ${routes} where ${routes.id} = ${route.id} and ${routes.status} = ${RouteStatus.cancelled})`,
-        ),
-      ),
-  ] as const);
+  const { event, writes } = cancelStatements(db, route);
+  const [logged, updated] = await db.batch([event, ...writes]);
   if (!updated.length) throw conflict("The route changed meanwhile; read it again", "status");
-  return { events: [routeEvent(route.id, RouteStatus.cancelled, route.driver_id)] };
+  return { events: loggedEvents([logged]) };
+}
+
+/**
+ * Cancelling a route as it was read, for a batch: its `route` event (logged
+ * only when the cancel applies; it must stand before `writes`), the
+ * compare-and-set of the route, and its unfinished deliveries back to the
+ * pool, only together with the route's own change (same snapshot).
+ */
+export function cancelStatements(db: Db, route: RouteRow) {
+  return {
+    event: eventInsert(db, route.company_id, { ...routeEvent(route.id, RouteStatus.cancelled, route.driver_id), when: routeAsRead(route) }),
+    writes: [
+      db.update(routes).set({ status: RouteStatus.cancelled }).where(unchanged(route)).returning({ id: routes.id }),
+      db
+        .update(deliveries)
+        .set({ status: DeliveryStatus.none, route_id: null, orderindex: null, tdt_from: null, tdt_to: null, eta_from: null, eta_to: null })
+        .where(
+          and(
+            eq(deliveries.company_id, route.company_id),
+            eq(deliveries.route_id, route.id),
+            inArray(deliveries.status, [...ROUTE_OPEN_DELIVERIES, DeliveryStatus.undelivered]),
+            sql`exists (select 1 from ${routes} where ${routes.id} = ${route.id} and ${routes.status} = ${RouteStatus.cancelled})`,
+          ),
+        ),
+    ] as const,
+  };
 }
 
 /** POST /deliverydone: a delivery of a route on the way reported; the last report finishes the route. */
@@ -289,22 +312,25 @@ export async function reportDelivery(env: Env, db: Db, company: Company, actor: 
   const now = nowIso();
   const status = outcome === "delivered" ? DeliveryStatus.delivered : DeliveryStatus.undelivered;
   const reportedAll = sql`not exists (select 1 from ${deliveries} where ${deliveries.route_id} = ${route.id} and ${deliveries.status} = ${DeliveryStatus.routed})`;
+  const reportable = and(eq(deliveries.id, delivery.id), eq(deliveries.status, DeliveryStatus.routed), sql`exists (select 1 from ${routes} where ${routes.id} = ${route.id} and ${routes.status} = ${RouteStatus.ontheway})`);
+  // Evaluated after the report: the last one finishes the route.
+  const finishing = and(eq(routes.id, route.id), eq(routes.status, RouteStatus.ontheway), reportedAll);
   const approaching = await approachingMessages(db, company, route.id, delivery.id, base);
-  const [updated, finished, queued] = await db.batch([
+  // Each event insert stands right before its write, guarded by that write's WHERE.
+  const [reportLogged, updated, finishLogged, , queued] = await db.batch([
+    eventInsert(db, company.id, { event: { type: "delivery", id: delivery.id, status, route_id: route.id }, driverId: route.driver_id, when: sql`exists (select 1 from ${deliveries} where ${reportable})` }),
     db
       .update(deliveries)
       .set({ status, atd: now, ata: delivery.ata ?? now, ...(drivernotes !== undefined ? { drivernotes } : {}) })
-      .where(and(eq(deliveries.id, delivery.id), eq(deliveries.status, DeliveryStatus.routed), sql`exists (select 1 from ${routes} where ${routes.id} = ${route.id} and ${routes.status} = ${RouteStatus.ontheway})`))
+      .where(reportable)
       .returning({ id: deliveries.id }),
-    db.update(routes).set({ status: RouteStatus.finished }).where(and(eq(routes.id, route.id), eq(routes.status, RouteStatus.ontheway), reportedAll)).returning({ id: routes.id }),
-    // Nothing to tell still inserts nothing: an insert needs at least one row, so the batch carries a no-op read instead.
-    approaching.length ? outboxInsert(db, company.id, approaching) : db.select({ id: outbox.id, status: outbox.status }).from(outbox).where(sql`0`),
+    eventInsert(db, company.id, { ...routeEvent(route.id, RouteStatus.finished, route.driver_id), when: sql`exists (select 1 from ${routes} where ${finishing})` }),
+    db.update(routes).set({ status: RouteStatus.finished }).where(finishing),
+    approaching.length ? outboxInsert(db, company.id, approaching) : noMessages(db),
   ] as const);
   if (!updated.length) throw conflict("The delivery or its route changed meanwhile; read it again", "status");
   await dispatchOutbox(env, company.id, queued);
-  const events = [{ event: { type: "delivery", id: delivery.id, status, route_id: route.id } as LiveEvent, driverId: route.driver_id }];
-  if (finished.length) events.push(routeEvent(route.id, RouteStatus.finished, route.driver_id));
-  return { events };
+  return { events: loggedEvents([reportLogged, finishLogged]) };
 }
 
 

@@ -16,7 +16,9 @@ import { nowIso } from "../lib/time";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
 import { type DeliveryDataItem, importDeliveries } from "./delivery-import";
 import { roadEngine, withRoadMatrices } from "./road-engine";
-import { companyStub, publish } from "./live";
+import { type EventAnswer, type PendingEvent, eventInsert, eventInsertAnswer, loggedEvents } from "./events";
+import { companyStub, publishAll } from "./live";
+import { cancelStatements } from "./route-lifecycle";
 import { expectedWait, routingDeadline, timeBudgetMs } from "./routing-budget";
 import { prepareVehicle } from "./vehicle-records";
 import { d1Statement, inList } from "../db/sql";
@@ -65,23 +67,19 @@ const initialProcess = (imported: boolean, params: RoutingParams): ProcessState 
 /** The link of a routing process's result: its routes. */
 const resultLink = (apiBase: string, processId: string) => `${apiBase}/process/status/${processId}/final?response_data=base`;
 
-/** Cancels every unfinished route of the company; their unfinished deliveries return to the pool (status none). */
+/**
+ * Cancels every unfinished route of the company; their unfinished deliveries
+ * return to the pool (status none). Each route is cancelled as it was read,
+ * with its event, in one batch (`cancelStatements`); a route changed in the
+ * meantime is left as it is.
+ */
 export async function cancelAllRoutes(env: Env, db: Db, companyId: number) {
-  const unfinished = and(eq(routes.company_id, companyId), inArray(routes.status, [...UNFINISHED_ROUTE_STATUSES]));
-  const [, cancelled] = await db.batch([
-    db
-      .update(deliveries)
-      .set({ status: DeliveryStatus.none, route_id: null, orderindex: null })
-      .where(
-        and(
-          eq(deliveries.company_id, companyId),
-          inArray(deliveries.status, [DeliveryStatus.none, DeliveryStatus.routed, DeliveryStatus.undelivered]),
-          sql`${deliveries.route_id} in (select ${routes.id} from ${routes} where ${unfinished})`,
-        ),
-      ),
-    db.update(routes).set({ status: RouteStatus.cancelled }).where(unfinished).returning({ id: routes.id, driver_id: routes.driver_id }),
-  ]);
-  for (const r of cancelled) await publish(env, companyId, { type: "route", id: r.id, status: RouteStatus.cancelled, driver_id: r.driver_id }, r.driver_id);
+  const unfinished = await db.select().from(routes).where(and(eq(routes.company_id, companyId), inArray(routes.status, [...UNFINISHED_ROUTE_STATUSES])));
+  const cancels = unfinished.map((route) => cancelStatements(db, route));
+  const [first, ...rest] = [...cancels.map((c) => c.event), ...cancels.flatMap((c) => c.writes)];
+  if (!first) return;
+  const answers = await db.batch([first, ...rest]);
+  await publishAll(env, companyId, loggedEvents(answers.slice(0, cancels.length) as EventAnswer[]));
 }
 
 /**
@@ -391,16 +389,23 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
           ]
         : []),
     ]);
+    // The routes' events go in the same batch, after the writes: a new route's id is read by a subquery (`fill`).
+    const routeEvents: PendingEvent[] = [
+      ...plan.map((r) => {
+        const driverId = replaced ? replaced.driverId : r.driver_id;
+        return { event: { type: "route", id: 0, status: replaced ? replaced.status : r.status, driver_id: driverId } as const, driverId, fill: { id: routeId(r.custom_id) } };
+      }),
+      ...(replaced ? [{ event: { type: "route", id: replaced.routeId, status: RouteStatus.route_replaced, driver_id: replaced.driverId } as const, driverId: replaced.driverId }] : []),
+    ];
     if (!(await coordinator.holdsClaim(processId, attempt))) return null;
-    await env.DB.batch(statements.map((q) => d1Statement(env.DB, q)));
+    const answers = await env.DB.batch([...statements, ...routeEvents.map((e) => eventInsert(db, companyId, e))].map((q) => d1Statement(env.DB, q)));
+    await publishAll(env, companyId, loggedEvents(answers.slice(statements.length).map(eventInsertAnswer)));
     const written = await db
-      .select({ id: routes.id, status: routes.status, driver_id: routes.driver_id })
+      .select({ id: routes.id })
       .from(routes)
       .where(and(eq(routes.company_id, companyId), eq(routes.process_id, processId)))
       .orderBy(asc(routes.id));
     await coordinator.updateProcess(processId, "routing", { status: "finished", meta: { progress: 1, tours: written.length, relaxed: solution.relaxed } });
-    for (const r of written) await publish(env, companyId, { type: "route", id: r.id, status: r.status, driver_id: r.driver_id }, r.driver_id);
-    if (replaced) await publish(env, companyId, { type: "route", id: replaced.routeId, status: RouteStatus.route_replaced, driver_id: replaced.driverId }, replaced.driverId);
     await coordinator.updateProcess(processId, "final", { status: "finished", link, meta: { progress: 1 } });
     return { ok: true, routeIds: written.map((r) => r.id) };
   } catch (err) {

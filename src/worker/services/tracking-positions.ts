@@ -5,6 +5,7 @@ import { driverTracking } from "../db/schema";
 import type { Db } from "../env";
 import type { FieldMap } from "../lib/filters";
 import { DateTime } from "../openapi";
+import { type EventAnswer, type LiveEntry, type PublishedEvent, eventInsert, loggedEvents, webhookWants } from "./events";
 
 export type TrackingRow = typeof driverTracking.$inferSelect;
 
@@ -89,17 +90,34 @@ export interface NewTracking {
   lat: number;
 }
 
-/** Stores the entries in one D1 batch (one round trip, one transaction); answers the stored rows in input order. */
-export async function insertTracking(db: Db, companyId: number, entries: NewTracking[]): Promise<TrackingRow[]> {
-  const statements = [];
+/**
+ * Stores the entries in one D1 batch (one round trip, one transaction);
+ * answers the stored rows in input order, and the `driverposition` event of
+ * each driver's newest entry. The events are logged in the same batch while
+ * an enabled webhook of the company wants `driver.position`; otherwise they
+ * are live only (positions are many, and `/driverposition` answers the latest).
+ */
+export async function insertTracking(db: Db, companyId: number, entries: NewTracking[]): Promise<{ rows: TrackingRow[]; events: PublishedEvent[] }> {
+  const inserts = [];
   for (let i = 0; i < entries.length; i += ROWS_PER_INSERT) {
     const values = entries.slice(i, i + ROWS_PER_INSERT).map((e) => ({ company_id: companyId, ...e }));
-    statements.push(db.insert(driverTracking).values(values).returning());
+    inserts.push(db.insert(driverTracking).values(values).returning());
   }
-  const [first, ...rest] = statements;
-  const results = (await db.batch([first, ...rest])) as TrackingRow[][];
+  // Of equal timestamps the later entry is the newer (it gets the higher id).
+  const newest = new Map<number, NewTracking>();
+  for (const e of entries) if (!(e.timestamp < (newest.get(e.driver_id)?.timestamp ?? ""))) newest.set(e.driver_id, e);
+  const positions: LiveEntry[] = [...newest.values()].map((e) => ({
+    event: { type: "driverposition", driver_id: e.driver_id, position: { type: "Point", coordinates: [e.lng, e.lat] }, timestamp: e.timestamp },
+    driverId: e.driver_id,
+  }));
+  const wanted = webhookWants(companyId, "driver.position");
+  const [first, ...rest] = [...inserts, ...positions.map((p) => eventInsert(db, companyId, { ...p, when: wanted }))];
+  const results = await db.batch([first, ...rest]);
   // RETURNING order is not guaranteed by SQLite; ids grow with insertion order.
-  return results.flat().sort((a, b) => a.id - b.id);
+  const rows = (results.slice(0, inserts.length) as TrackingRow[][]).flat().sort((a, b) => a.id - b.id);
+  // One condition for all: either every position was logged or none.
+  const logged = loggedEvents(results.slice(inserts.length) as EventAnswer[]);
+  return { rows, events: logged.length ? logged : positions };
 }
 
 /**
