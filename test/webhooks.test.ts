@@ -1,11 +1,15 @@
-import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult } from "cloudflare:test";
+import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/worker/index";
+import { eq } from "drizzle-orm";
 import { createDb } from "../src/worker/db/client";
-import { logEvent } from "../src/worker/services/events";
-import { ORIGIN, OPERATOR, type TestCompany, call, createCompany, insertAddress, tomorrowAt } from "./helpers";
+import { companies, users } from "../src/worker/db/schema";
+import type { Db } from "../src/worker/env";
+import { type PublishedEvent, eventTypeOf } from "../src/worker/services/events";
+import { applyLifecycleOp } from "../src/worker/services/route-lifecycle";
+import { ORIGIN, OPERATOR, type TestCompany, call, createCompany, insertAddress, routeAndStart, tomorrowAt } from "./helpers";
 
 interface Received {
   url: string;
@@ -180,19 +184,145 @@ describe("webhook delivery", () => {
     expect(log.body.objects[0]).toMatchObject({ succeeded: false, status_code: 503, error: "answered 503" });
     expect(log.body.objects[0].attempt).toBeGreaterThan(1);
   });
+});
 
-  it("loses no event when the queue message is lost: the sweep finds the endpoint behind the log", async () => {
+/** The event log rows of a company, oldest first. */
+async function eventLog(co: TestCompany) {
+  const { results } = await env.DB.prepare("SELECT id, type, driver_id, payload FROM events WHERE company_id = ? ORDER BY id").bind(co.id).all<{ id: number; type: string; driver_id: number | null; payload: string }>();
+  return results.map((r) => ({ ...r, payload: JSON.parse(r.payload) }));
+}
+
+/** The rows `published` events stand for in the log. */
+const rowsOf = (published: PublishedEvent[]) => published.map((p) => ({ id: p.eventId, type: eventTypeOf(p.event), driver_id: p.driverId, payload: p.event }));
+
+/** A db whose next batch runs after `write`: another writer's change between the checks and the batch of a change. */
+function racedBy(db: Db, write: () => Promise<unknown>): Db {
+  let pending: (() => Promise<unknown>) | undefined = write;
+  return new Proxy(db, {
+    get: (target, prop, receiver) =>
+      prop === "batch"
+        ? async (...args: Parameters<Db["batch"]>) => {
+            const race = pending;
+            pending = undefined;
+            await race?.();
+            return target.batch(...args);
+          }
+        : Reflect.get(target, prop, receiver),
+  });
+}
+
+/** What the company's coordinator passes to a change. */
+async function changeContext(co: TestCompany) {
+  const db = createDb(env.DB);
+  const [company] = await db.select().from(companies).where(eq(companies.id, co.id));
+  const [dispatcher] = await db.select({ id: users.id }).from(users).where(eq(users.email, co.dispatcher.email));
+  return { db, company, actor: { id: dispatcher.id, role: "dispatcher" as const, companyId: co.id } };
+}
+
+describe("event log: each event is committed with the change that causes it", () => {
+  it("a change whose live channel and queue send fail still has its event in the log; the sweep delivers it to the webhook", async () => {
     const co = await createCompany();
-    const created = await register(co, { url: "https://receiver.example/hook", event_types: ["eta.updated"] });
+    const created = await register(co, { url: "https://receiver.example/hook", event_types: ["delivery.*"] });
     const received = receiver();
-    // An event logged whose queue message never went out.
-    const eventId = await logEvent(createDb(env.DB), co.id, { type: "eta", route_id: 4711 }, null);
+    const address = await insertAddress(co.id, { lng: 13.41, lat: 52.5 });
+    const delivery = (await co.api("POST", "/delivery", { body: { deliverylocation_id: address } })).body;
+    // The company's coordinator (websockets, webhook kick) is unreachable once the change is written.
+    const unreachable = { getByName: () => ({ broadcast: async () => Promise.reject(new Error("coordinator unreachable")) }) };
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(
+      new Request(`${ORIGIN}/${co.slug}/api/delivery`, { method: "PATCH", headers: { Authorization: `JWT ${co.dispatcher.token}`, "content-type": "application/json" }, body: JSON.stringify({ id: delivery.id, status: 4 }) }),
+      { ...env, COMPANY: unreachable as never },
+      ctx,
+    );
+    expect(res.status, await res.text()).toBe(200);
+    await waitOnExecutionContext(ctx).catch(() => undefined);
+    expect(received).toHaveLength(0);
     const sent: unknown[] = [];
     const queue = { send: async (b: unknown) => void sent.push(b), sendBatch: async (bs: { body: unknown }[]) => void sent.push(...bs.map((b) => b.body)) };
     await worker.scheduled(createScheduledController(), { ...env, WEBHOOK_QUEUE: queue as never });
     expect(sent).toContainEqual({ webhookId: created.body.id, companyId: co.id });
     await runUntilSettled(co, created.body.id);
-    expect(received.map((r) => JSON.parse(r.body).event_id)).toEqual([eventId]);
+    const [logged] = await eventLog(co);
+    expect(received.map((r) => JSON.parse(r.body))).toEqual([
+      { type: "delivery.updated", timestamp: expect.any(String), event_id: logged.id, data: { type: "delivery", id: delivery.id, status: 4, route_id: null } },
+    ]);
+  });
+
+  it("a driver assignment refused by its compare-and-set logs no event; an applied one logs exactly the event it publishes", async () => {
+    const co = await createCompany();
+    const driver = await co.user("driver");
+    await env.DB.prepare("UPDATE users SET active = 1 WHERE id = ?").bind(driver.id).run();
+    const [[kept], [raced]] = [await routeEvents(co, 1), await routeEvents(co, 1)];
+    const { db, company, actor } = await changeContext(co);
+    const assign = (routeId: number) => ({ kind: "route" as const, company, actor, routeId, change: { driver_id: driver.id }, base: ORIGIN });
+    const before = await eventLog(co);
+
+    const applied = await applyLifecycleOp(env, db, assign(kept));
+    expect(applied.ok).toBe(true);
+    const published = applied.ok ? applied.events : [];
+    expect(published.map((p) => p.event)).toEqual([{ type: "route", id: kept, status: 1, driver_id: driver.id }]);
+    const after = await eventLog(co);
+    expect(after.slice(before.length)).toEqual(rowsOf(published));
+
+    // Another writer cancels the route between the checks and the batch.
+    const cancelMeanwhile = () => env.DB.prepare("UPDATE routes SET status = 5 WHERE id = ?").bind(raced).run();
+    const refused = await applyLifecycleOp(env, racedBy(db, cancelMeanwhile), assign(raced));
+    expect(refused).toMatchObject({ ok: false, status: 409 });
+    expect(await eventLog(co)).toEqual(after);
+    expect((await co.api("GET", `/route/${raced}`)).body).toMatchObject({ status: 5, driver_id: null });
+  });
+
+  it("a report refused by its compare-and-set logs no event; the last report logs the delivery's and the finished route's events", async () => {
+    const co = await createCompany();
+    const address = await insertAddress(co.id, { lng: 13.42, lat: 52.51 });
+    const deliver = async () => (await co.api("POST", "/delivery", { body: { deliverylocation_id: address, pdt_from: tomorrowAt(8), pdt_to: tomorrowAt(18) } })).body.id as number;
+    const [first, second] = [await deliver(), await deliver()];
+    const { routeId: finishing } = await routeAndStart(co, [first]);
+    const { routeId: cancelled } = await routeAndStart(co, [second]);
+    const { db, company, actor } = await changeContext(co);
+    const report = (deliveryId: number) => ({ kind: "report" as const, company, actor, deliveryId, outcome: "delivered" as const, base: ORIGIN });
+    const before = await eventLog(co);
+
+    const applied = await applyLifecycleOp(env, db, report(first));
+    const published = applied.ok ? applied.events : [];
+    expect(published.map((p) => p.event)).toEqual([
+      { type: "delivery", id: first, status: 2, route_id: finishing },
+      { type: "route", id: finishing, status: 4, driver_id: expect.any(Number) },
+    ]);
+    const after = await eventLog(co);
+    expect(after.slice(before.length)).toEqual(rowsOf(published));
+
+    // The route is cancelled between the checks and the batch: its delivery is back in the pool.
+    const cancelMeanwhile = () =>
+      env.DB.batch([
+        env.DB.prepare("UPDATE routes SET status = 5 WHERE id = ?").bind(cancelled),
+        env.DB.prepare("UPDATE deliveries SET status = 0, route_id = NULL WHERE route_id = ?").bind(cancelled),
+      ]);
+    const refused = await applyLifecycleOp(env, racedBy(db, cancelMeanwhile), report(second));
+    expect(refused).toMatchObject({ ok: false, status: 409 });
+    expect(await eventLog(co)).toEqual(after);
+  });
+
+  it("logs driver positions with their insert only while an enabled webhook wants them: the newest per driver", async () => {
+    const co = await createCompany();
+    const driver = await co.user("driver");
+    const at = (lng: number, minutesAgo: number) => ({ driver_id: driver.id, position: { type: "Point", coordinates: [lng, 52.5] }, timestamp: new Date(Date.now() - minutesAgo * 60_000).toISOString() });
+    const positionEvents = async () => (await eventLog(co)).filter((e) => e.type === "driver.position");
+    expect((await co.api("POST", "/drivertracking", { body: [at(13.1, 3)] })).status).toBe(200);
+    expect(await positionEvents()).toEqual([]);
+
+    const created = await register(co, { url: "https://receiver.example/hook", event_types: ["driver.*"] });
+    const received = receiver();
+    // Sent out of order: the newest is the first entry.
+    expect((await co.api("POST", "/drivertracking", { body: [at(13.3, 1), at(13.2, 2)] })).status).toBe(200);
+    const logged = await positionEvents();
+    expect(logged).toEqual([{ id: expect.any(Number), type: "driver.position", driver_id: driver.id, payload: expect.objectContaining({ type: "driverposition", position: { type: "Point", coordinates: [13.3, 52.5] } }) }]);
+    await runUntilSettled(co, created.body.id);
+    expect(received.map((r) => JSON.parse(r.body).event_id)).toEqual([logged[0].id]);
+
+    expect((await co.api("PATCH", `/webhook/${created.body.id}`, { body: { enabled: false } })).status).toBe(200);
+    expect((await co.api("POST", "/drivertracking", { body: [at(13.4, 0)] })).status).toBe(200);
+    expect(await positionEvents()).toEqual(logged);
   });
 });
 

@@ -7,7 +7,6 @@ import { ZodError } from "zod";
 import { driverTracking } from "../db/schema";
 import type { AppEnv, AuthUser } from "../env";
 import { forbidden, notFound, unprocessable, validationHook, zodFields, zodMessage } from "../errors";
-import { log } from "../lib/log";
 import { formatDateTime, parseDateTime } from "../lib/time";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { assertCompanyDrivers, loadDriver, positionList, routeOnTheWay } from "../services/drivers";
@@ -148,7 +147,7 @@ function prepareEntry(user: AuthUser, entry: Input, prefix: string, now: number)
 
 /** Pushes the newest position of each driver to the company channel, after the response. */
 function pushPositions(c: Context<AppEnv>, companyId: number, events: PublishedEvent[]) {
-  const done = publishAll(c.env, companyId, events).catch((err) => log("error", "driverposition event failed", { error: err }));
+  const done = publishAll(c.env, companyId, events);
   try {
     c.executionCtx.waitUntil(done);
   } catch {
