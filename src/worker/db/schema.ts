@@ -362,8 +362,10 @@ export const outbox = sqliteTable(
 
 /**
  * The event log: every live event (route, delivery, process, ETA; driver
- * positions only while a webhook wants them), in order. Webhooks are
- * delivered from it and reconnecting websocket clients resume from it.
+ * positions only while a webhook wants them), in order, each inserted in the
+ * D1 batch of the change that causes it (`eventInsert`; process status: by
+ * the company's coordinator). Webhooks are delivered from it and
+ * reconnecting websocket clients resume from it.
  */
 export const events = sqliteTable(
   "events",
