@@ -31,6 +31,12 @@ const patternsFor = (type: string) => ["*", type, `${type.split(".")[0]}.*`];
 
 export const wants = (patterns: readonly string[], type: string) => patterns.some((p) => patternsFor(type).includes(p));
 
+export interface LiveEntry {
+  event: LiveEvent;
+  /** The driver the event concerns: drivers only ever see their own. */
+  driverId: number | null;
+}
+
 /**
  * A live event as it is published: with its id in the event log when it was
  * logged; without one it is live only (progress of a running process action,
@@ -38,12 +44,6 @@ export const wants = (patterns: readonly string[], type: string) => patterns.som
  */
 export interface PublishedEvent extends LiveEntry {
   eventId?: number;
-}
-
-export interface LiveEntry {
-  event: LiveEvent;
-  /** The driver the event concerns: drivers only ever see their own. */
-  driverId: number | null;
 }
 
 /** An event to log in the batch of the change that causes it. */

@@ -389,7 +389,7 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
           ]
         : []),
     ]);
-    // The routes' events go in the same batch, after the writes: a new route's id is read by a subquery (`fill`).
+    // The routes' events go in the same batch, after the writes: a new route's id (0 here) is read by a subquery (`fill`).
     const routeEvents: PendingEvent[] = [
       ...plan.map((r) => {
         const driverId = replaced ? replaced.driverId : r.driver_id;
