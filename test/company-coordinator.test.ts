@@ -123,4 +123,25 @@ describe("company coordinator (Durable Object)", () => {
     expect(messages).toContainEqual(expect.objectContaining({ type: "route", id: routeId, status: 5, driver_id: null }));
     ws.close(1000);
   });
+
+  it("dispatchers hear of a delivery created or edited, status unchanged, and of no refused edit", async () => {
+    const co = await createCompany();
+    const res = await exports.default.fetch(new Request(`${ORIGIN}/${co.slug}/api/ws?access_token=${co.dispatcher.token}`, { headers: { Upgrade: "websocket" } }));
+    const ws = res.webSocket!;
+    ws.accept();
+    const messages: Record<string, unknown>[] = [];
+    ws.addEventListener("message", (e) => messages.push(JSON.parse(e.data as string)));
+    const address = await insertAddress(co.id, { lng: 13.42, lat: 52.5 });
+    const created = (await co.api("POST", "/delivery", { body: { deliverylocation_id: address } })).body;
+    for (let i = 0; i < 50 && !messages.length; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(messages).toEqual([expect.objectContaining({ type: "delivery", id: created.id, status: 0, route_id: null })]);
+    expect((await co.api("PATCH", "/delivery", { body: { id: created.id, notes: "Hintereingang" } })).status).toBe(200);
+    for (let i = 0; i < 50 && messages.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(messages[1]).toMatchObject({ type: "delivery", id: created.id, status: 0 });
+    expect((await co.api("PATCH", "/delivery", { body: { id: created.id, pdt_from: "not a time" } })).status).toBe(422);
+    expect((await co.api("POST", "/delivery", { body: { deliverylocation_id: 999_999 } })).status).toBe(422);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(messages).toHaveLength(2);
+    ws.close(1000);
+  });
 });

@@ -50,7 +50,8 @@ const createDelivery = apiRoute({
   summary: "Create a delivery",
   description:
     "`deliverylocation_id` is required; `supplierlocation_id` defaults to the company depot; both must be addresses of the company. " +
-    "Time windows `pdt_from` <= `pdt_to` (ISO 8601, no designator = UTC) are needed for time-window routing. Schedule and state fields are set by routing and reporting.",
+    "Time windows `pdt_from` <= `pdt_to` (ISO 8601, no designator = UTC) are needed for time-window routing. Schedule and state fields are set by routing and reporting. " +
+    "The company's websocket (and `delivery.updated` webhooks) get a `delivery` event.",
   request: { body: jsonBody(DeliveryWritable) },
   responses: { 201: jsonResponse(DeliverySchema, "The stored delivery") },
 });
@@ -62,7 +63,7 @@ const patchDelivery = apiRoute({
   summary: "Change a delivery (identified by id in the body)",
   description:
     "Any writable field. `status` may only toggle between 0 `none` and 4 `cancelled` for a delivery on no unfinished route; other state changes go through routing and `deliverydone`. " +
-    "A delivery on a route that is on the way cannot be edited (409).",
+    "A delivery on a route that is on the way cannot be edited (409). Every stored change sends a `delivery` event (websocket, `delivery.updated` webhooks).",
   request: { body: jsonBody(DeliveryWritable.extend({ id: z.number().int().positive(), status: z.union([z.literal(0), z.literal(4)]).optional() })) },
   responses: { 200: jsonResponse(DeliverySchema, "The updated delivery") },
 });
@@ -112,6 +113,8 @@ export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
       .insert(deliveries)
       .values({ ...(values as typeof deliveries.$inferInsert), company_id: company.id })
       .returning();
+    // Consoles show the new delivery among the open ones without a reload.
+    c.executionCtx.waitUntil(publish(c.env, company.id, { type: "delivery", id: row.id, status: row.status, route_id: row.route_id }));
     return c.json((await presentDeliveries(db, company.id, [row]))[0], 201);
   })
   .openapi(patchDelivery, async (c) => {
@@ -141,7 +144,8 @@ export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
       )
       .returning();
     if (!row) throw conflict("Delivery is on a route that is on the way", "route_id");
-    if (row.status !== existing.status) c.executionCtx.waitUntil(publish(c.env, company.id, { type: "delivery", id: row.id, status: row.status, route_id: row.route_id }));
+    // Any edit (window, address, notes, not only the status) is news for the consoles showing it.
+    c.executionCtx.waitUntil(publish(c.env, company.id, { type: "delivery", id: row.id, status: row.status, route_id: row.route_id }));
     return c.json((await presentDeliveries(db, company.id, [row]))[0], 200);
   })
   .openapi(deleteDeliveries, async (c) => {
