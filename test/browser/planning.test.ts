@@ -285,7 +285,7 @@ describe("planning in the console", () => {
       `UP-3;Kiosk West;52.50;13.30;${at(10)};${at(13)};5;many`,
     ].join("\n");
     await page.getByLabel("Spreadsheet (CSV or XLSX, first row the column names)").setInputFiles({ name: "orders.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
-    await page.getByLabel("Vehicles (empty: one per active driver)").fill("1");
+    await page.getByLabel("Tours at most (empty: one per active driver)").fill("1");
     await page.getByRole("button", { name: "Upload and plan" }).click();
     const section = page.locator("section.upload");
     const progress = section.locator(".process");

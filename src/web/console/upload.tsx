@@ -76,7 +76,7 @@ export function Upload({ api, process, onProcess }: { api: Api; process: Process
           <input type="file" name="file[]" accept=".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
         </label>
         <label>
-          Vehicles (empty: one per active driver)
+          Tours at most (empty: one per active driver)
           <input type="number" min={1} max={500} value={vehicles} onInput={(e) => setVehicles(e.currentTarget.value)} name="upload_num_vehicles" />
         </label>
         <label class="inline">
