@@ -295,7 +295,7 @@ describe("planning in the console", () => {
     await expect.poll(() => link.count(), { timeout: 30_000 }).toBe(1);
     const processId = await progress.getAttribute("data-process-id");
     expect(await link.textContent()).toBe(`${service.base}/${service.slug}/api/process/result/${processId}`);
-    expect(await section.locator(".skipped summary").textContent()).toBe("1 rows skipped");
+    expect(await section.locator(".skipped summary").textContent()).toBe("1 row skipped");
     expect(await section.locator(".skipped li").textContent()).toContain("row 4: load is not a number");
     await expect.poll(() => page.locator("button.route-item").count()).toBe(before + 1);
     await section.locator(".result").scrollIntoViewIfNeeded();

@@ -169,7 +169,7 @@ export function DeliveryForm({ api, day, delivery, onDone, onCancel }: Props) {
       <fieldset class="window" aria-describedby={errorId("window")}>
         <legend>Time window ({timeZone()})</legend>
         <label>
-          Day
+          Delivery day
           <input type="date" value={date} onInput={(e) => setDate(e.currentTarget.value)} name="day" />
         </label>
         <label>

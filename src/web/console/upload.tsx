@@ -90,7 +90,9 @@ export function Upload({ api, process, onProcess }: { api: Api; process: Process
       {process && <ProcessProgress process={process} />}
       {skipped.length > 0 && (
         <details class="skipped">
-          <summary>{skipped.length} rows skipped</summary>
+          <summary>
+            {skipped.length} {skipped.length === 1 ? "row" : "rows"} skipped
+          </summary>
           <ul>
             {skipped.map((s) => (
               <li key={`${s.file}:${s.row}`}>
