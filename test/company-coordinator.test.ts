@@ -2,10 +2,20 @@ import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { ProcessState } from "../src/durable/company";
-import { ORIGIN, createCompany, insertAddress } from "./helpers";
+import { ORIGIN, type TestCompany, createCompany, insertAddress } from "./helpers";
 
 const record = (status: ProcessState["final"]["status"]) => ({ status, link: "", vague_addresses: [], meta: JSON.stringify({ progress: 0 }) });
 const fresh = (): ProcessState => ({ import_deliveries: record("skipped"), cluster_deliveries: record("skipped"), routing: record("waiting"), final: record("waiting") });
+
+/** A dispatcher's websocket and the events it received. */
+async function listen(co: TestCompany) {
+  const res = await exports.default.fetch(new Request(`${ORIGIN}/${co.slug}/api/ws?access_token=${co.dispatcher.token}`, { headers: { Upgrade: "websocket" } }));
+  const ws = res.webSocket!;
+  ws.accept();
+  const messages: Record<string, unknown>[] = [];
+  ws.addEventListener("message", (e) => messages.push(JSON.parse(e.data as string)));
+  return { ws, messages };
+}
 
 describe("company coordinator (Durable Object)", () => {
   it("keeps process status across eviction", async () => {
@@ -106,11 +116,7 @@ describe("company coordinator (Durable Object)", () => {
 
   it("dispatchers see delivery changes and cancelled routes", async () => {
     const co = await createCompany();
-    const res = await exports.default.fetch(new Request(`${ORIGIN}/${co.slug}/api/ws?access_token=${co.dispatcher.token}`, { headers: { Upgrade: "websocket" } }));
-    const ws = res.webSocket!;
-    ws.accept();
-    const messages: Record<string, unknown>[] = [];
-    ws.addEventListener("message", (e) => messages.push(JSON.parse(e.data as string)));
+    const { ws, messages } = await listen(co);
     const address = await insertAddress(co.id, { lng: 13.42, lat: 52.5 });
     const [a, b] = [(await co.api("POST", "/delivery", { body: { deliverylocation_id: address } })).body, (await co.api("POST", "/delivery", { body: { deliverylocation_id: address } })).body];
     await co.api("PATCH", "/delivery", { body: { id: a.id, status: 4 } });
@@ -121,6 +127,23 @@ describe("company coordinator (Durable Object)", () => {
     expect(messages).toContainEqual(expect.objectContaining({ type: "delivery", id: a.id, status: 4, route_id: null }));
     expect(messages).toContainEqual(expect.objectContaining({ type: "route", id: routeId, status: 0, driver_id: null }));
     expect(messages).toContainEqual(expect.objectContaining({ type: "route", id: routeId, status: 5, driver_id: null }));
+    ws.close(1000);
+  });
+
+  it("dispatchers hear of a delivery created or edited, status unchanged, and of no refused edit", async () => {
+    const co = await createCompany();
+    const { ws, messages } = await listen(co);
+    const address = await insertAddress(co.id, { lng: 13.42, lat: 52.5 });
+    const created = (await co.api("POST", "/delivery", { body: { deliverylocation_id: address } })).body;
+    for (let i = 0; i < 50 && !messages.length; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(messages).toEqual([expect.objectContaining({ type: "delivery", id: created.id, status: 0, route_id: null })]);
+    expect((await co.api("PATCH", "/delivery", { body: { id: created.id, notes: "Hintereingang" } })).status).toBe(200);
+    for (let i = 0; i < 50 && messages.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(messages[1]).toMatchObject({ type: "delivery", id: created.id, status: 0 });
+    expect((await co.api("PATCH", "/delivery", { body: { id: created.id, pdt_from: "not a time" } })).status).toBe(422);
+    expect((await co.api("POST", "/delivery", { body: { deliverylocation_id: 999_999 } })).status).toBe(422);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(messages).toHaveLength(2);
     ws.close(1000);
   });
 });

@@ -242,9 +242,11 @@ describe("event log: each event is committed with the change that causes it", ()
     await worker.scheduled(createScheduledController(), { ...env, WEBHOOK_QUEUE: queue as never });
     expect(sent).toContainEqual({ webhookId: created.body.id, companyId: co.id });
     await runUntilSettled(co, created.body.id);
-    const [logged] = await eventLog(co);
+    // The creation's event (published normally) comes first, then the cancellation's, which only the log kept.
+    const [createdEvent, cancelled] = await eventLog(co);
     expect(received.map((r) => JSON.parse(r.body))).toEqual([
-      { type: "delivery.updated", timestamp: expect.any(String), event_id: logged.id, data: { type: "delivery", id: delivery.id, status: 4, route_id: null } },
+      { type: "delivery.updated", timestamp: expect.any(String), event_id: createdEvent.id, data: { type: "delivery", id: delivery.id, status: 0, route_id: null } },
+      { type: "delivery.updated", timestamp: expect.any(String), event_id: cancelled.id, data: { type: "delivery", id: delivery.id, status: 4, route_id: null } },
     ]);
   });
 

@@ -7,6 +7,7 @@
 import { mkdirSync } from "node:fs";
 import { type Browser, type BrowserContext, type Page, type WebSocketRoute, chromium } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { PLACES, at, tomorrow } from "./seed";
 import { type Service, startService } from "./service";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -15,13 +16,6 @@ const DISPATCHER = { email: "dispatcher@browser.example", password: "dispatcher-
 const DRIVER = { email: "driver@browser.example", password: "driver-password" };
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, permissions: ["geolocation"], geolocation: { latitude: 52.51, longitude: 13.39 } };
 
-const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
-const at = (h: number) => `${tomorrow}T${String(h).padStart(2, "0")}:00:00+01:00`;
-const PLACES: [string, number, number][] = [
-  ["Café Lindner", 13.4188, 52.4986], ["Buchhandlung Kiez", 13.4326, 52.5451], ["Praxis Dr. Weber", 13.3298, 52.5047], ["Blumen Schulz", 13.4541, 52.5127],
-  ["Bäckerei Hoffmann", 13.3777, 52.4871], ["Apotheke am Markt", 13.2871, 52.5368], ["Weinhandel Vogel", 13.4699, 52.4795], ["Atelier Braun", 13.4102, 52.5298],
-  ["Schreinerei Koch", 13.3501, 52.5593], ["Feinkost Richter", 13.3142, 52.4788],
-];
 
 let service: Service;
 let browser: Browser;

@@ -4,7 +4,7 @@
  * the public API and the websocket are used.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
-import type { Api } from "../shared/api";
+import { type Api, errorText } from "../shared/api";
 import { LiveSocket, type LiveState } from "../shared/live";
 import { ConnectionBadge } from "../shared/shell";
 import { addressLine, placeName, dayOf, loadCompanyTimeZone, personName, span, time, zonedIso } from "../shared/format";
@@ -22,27 +22,24 @@ import {
   type RouteMetadata,
   RouteStatus,
 } from "../shared/types";
+import { DeliveryForm } from "./delivery-form";
 import { DispatchMap, type LngLat, type MapRoute } from "./map";
+import { ProcessProgress, type ProcessView, processUpdate, resyncProcess, routeCancelled, startedProcess, withProcessRoutes } from "./process";
+import { RouteActions } from "./route-edit";
+import { tourNames } from "./route-names";
+import { Upload } from "./upload";
+import { Variants } from "./variants";
 
 /** Okabe–Ito: distinguishable with the common colour-vision deficiencies (yellow last: weakest on white). */
 export const PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#F0E442"];
 
 const SHOWN_ROUTE_STATUSES: number[] = [RouteStatus.new, RouteStatus.assigned, RouteStatus.accepted, RouteStatus.ontheway, RouteStatus.finished];
 const OPEN_DELIVERY_STATUSES = [DeliveryStatus.none, DeliveryStatus.undelivered];
-const PROCESS_ACTIONS = ["import_deliveries", "cluster_deliveries", "routing", "final"];
 const STATUS_CLASS: Record<number, string> = { 0: "open", 1: "planned", 2: "delivered", 3: "undelivered", 4: "cancelled" };
 
 interface Position {
   at: LngLat;
   timestamp: string;
-}
-
-interface ProcessView {
-  id: string;
-  progress: number;
-  step: string;
-  status: "running" | "finished" | "failed";
-  error?: string;
 }
 
 const isLate = (d: Delivery) => !!(d.eta_from && d.pdt_to && d.eta_from > d.pdt_to && !reported(d));
@@ -63,7 +60,7 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
   const [driverFilter, setDriverFilter] = useState("all");
   const [live, setLive] = useState<LiveState>("connecting");
   const [error, setError] = useState("");
-  const [process, setProcess] = useState<ProcessView | null>(null);
+  const [processes, setProcesses] = useState<Map<string, ProcessView>>(new Map());
   const mapEl = useRef<HTMLDivElement>(null);
   const map = useRef<DispatchMap | null>(null);
 
@@ -106,20 +103,49 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
         const at = lngLat(e.position);
         if (at) setPositions((prev) => new Map(prev).set(e.driver_id, { at, timestamp: e.timestamp }));
       } else if (e.type === "process") {
-        setProcess((prev) => (prev && prev.id === e.process_id ? processUpdate(prev, e) : prev));
+        setProcesses((prev) => (prev.has(e.process_id) ? new Map(prev).set(e.process_id, processUpdate(prev.get(e.process_id)!, e)) : prev));
         if (e.action === "final" && e.status === "finished") scheduleRefresh();
-      } else if (e.type === "route" || e.type === "delivery" || e.type === "eta") scheduleRefresh();
+      } else if (e.type === "route" || e.type === "delivery" || e.type === "eta") {
+        if (e.type === "route" && e.status === RouteStatus.cancelled) setProcesses((prev) => new Map([...prev].map(([id, p]) => [id, routeCancelled(p, e.id)])));
+        scheduleRefresh();
+      }
     },
     [scheduleRefresh],
   );
+
+  // A finished process: which tours it made (to tell when they are all cancelled).
+  const asked = useRef(new Set<string>());
+  useEffect(() => {
+    for (const p of processes.values()) {
+      if (p.status !== "finished" || p.routeIds || asked.current.has(p.id)) continue;
+      asked.current.add(p.id);
+      withProcessRoutes(api, p).then(
+        (update) => setProcesses((prev) => (prev.has(p.id) ? new Map(prev).set(p.id, update(prev.get(p.id)!)) : prev)),
+        () => undefined,
+      );
+    }
+  }, [api, processes]);
+  const track = useCallback((p: ProcessView) => setProcesses((prev) => new Map(prev).set(p.id, p)), []);
+  const latest = (kind: ProcessView["kind"]) => [...processes.values()].reverse().find((p) => p.kind === kind) ?? null;
+
+  // After a reconnect: everything refetched, and running processes read again (their events may have been missed).
+  const running = useRef(processes);
+  running.current = processes;
+  const resync = useCallback(() => {
+    void refresh();
+    for (const p of running.current.values()) {
+      if (p.status !== "running") continue;
+      resyncProcess(api, p).then((next) => setProcesses((prev) => new Map(prev).set(p.id, next)), () => undefined);
+    }
+  }, [api, refresh]);
 
   useEffect(() => {
     // Times follow the company's zone: refresh once it is known.
     loadCompanyTimeZone(api).then(() => void refresh(), () => void refresh());
     api.get<Address>("/companyaddress").then(setDepot, () => setDepot(null));
-    const socket = new LiveSocket(api.token, onEvent, setLive, () => void refresh());
+    const socket = new LiveSocket(api.token, onEvent, setLive, resync);
     return () => socket.close();
-  }, [api, refresh, onEvent]);
+  }, [api, refresh, onEvent, resync]);
 
   useEffect(() => {
     if (mapEl.current && !map.current) map.current = new DispatchMap(mapEl.current);
@@ -136,6 +162,8 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
     [routes, day, statusFilter, driverFilter],
   );
   const dayOpen = useMemo(() => open.filter((d) => !d.pdt_from || dayOf(d.pdt_from) === day), [open, day]);
+  // Numbered over the whole day, so a filter does not renumber the tours.
+  const names = useMemo(() => tourNames(routes.filter((r) => !routeDay(r) || dayOf(routeDay(r)!) === day)), [routes, day]);
   const colour = (r: Route) => PALETTE[routes.indexOf(r) % PALETTE.length];
   const driverName = (id: number | null) => (id === null ? "no driver" : personName(drivers.get(id)) || drivers.get(id)?.email || `driver ${id}`);
 
@@ -184,7 +212,19 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
       <div class="layout">
         <aside class="panel" aria-label="Routes and deliveries">
           {focusedRoute ? (
-            <RouteDetail key={focusedRoute.id} api={api} route={focusedRoute} colour={colour(focusedRoute)} drivers={drivers} driverName={driverName} onChanged={scheduleRefresh} onBack={() => focus(null)} />
+            <RouteDetail
+              key={focusedRoute.id}
+              api={api}
+              route={focusedRoute}
+              name={names.get(focusedRoute.id)!}
+              colour={colour(focusedRoute)}
+              drivers={drivers}
+              driverName={driverName}
+              open={dayOpen}
+              onChanged={scheduleRefresh}
+              onReplaced={setFocused}
+              onBack={() => focus(null)}
+            />
           ) : (
             <>
               <div class="filters" role="group" aria-label="Filter routes">
@@ -208,10 +248,11 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
                   </select>
                 </label>
               </div>
-              <RouteList routes={dayRoutes} colour={colour} driverName={driverName} onFocus={focus} />
+              <RouteList routes={dayRoutes} names={names} colour={colour} driverName={driverName} onFocus={focus} />
             </>
           )}
-          <OpenDeliveries api={api} day={day} deliveries={dayOpen} process={process} onProcess={setProcess} />
+          <OpenDeliveries api={api} day={day} deliveries={dayOpen} process={latest("optimisation")} onProcess={track} />
+          <Upload api={api} process={latest("upload")} onProcess={track} />
         </aside>
         <div class="map" ref={mapEl} role="region" aria-label="Map of routes, stops and drivers" />
       </div>
@@ -219,30 +260,19 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
   );
 }
 
-function processUpdate(prev: ProcessView, e: Extract<LiveEvent, { type: "process" }>): ProcessView {
-  let progress = 0;
-  try {
-    progress = Number(JSON.parse(e.meta).progress) || 0;
-  } catch {
-    // meta without progress
-  }
-  const index = Math.max(0, PROCESS_ACTIONS.indexOf(e.action));
-  const done = e.status === "finished" || e.status === "skipped";
-  const overall = Math.max(prev.progress, (index + (done ? 1 : progress)) / PROCESS_ACTIONS.length);
-  if (e.status === "failed") {
-    let error = "Routing failed";
-    try {
-      error = String(JSON.parse(e.meta).error ?? error);
-    } catch {
-      // keep the generic message
-    }
-    return { ...prev, status: "failed", error, step: e.action };
-  }
-  const finished = e.action === "final" && e.status === "finished";
-  return { ...prev, progress: finished ? 1 : overall, step: e.action, status: finished ? "finished" : "running" };
-}
-
-function RouteList({ routes, colour, driverName, onFocus }: { routes: Route[]; colour: (r: Route) => string; driverName: (id: number | null) => string; onFocus: (id: number) => void }) {
+function RouteList({
+  routes,
+  names,
+  colour,
+  driverName,
+  onFocus,
+}: {
+  routes: Route[];
+  names: Map<number, string>;
+  colour: (r: Route) => string;
+  driverName: (id: number | null) => string;
+  onFocus: (id: number) => void;
+}) {
   return (
     <section aria-labelledby="routes-title">
       <h2 id="routes-title">Routes ({routes.length})</h2>
@@ -256,7 +286,7 @@ function RouteList({ routes, colour, driverName, onFocus }: { routes: Route[]; c
               <button type="button" class="route-item" data-route-id={r.id} data-status={r.status} onClick={() => onFocus(r.id)}>
                 <span class="swatch" style={{ background: colour(r) }} aria-hidden="true" />
                 <span class="route-name">
-                  {r.custom_id || "Route"} <span class="muted">#{r.id}</span>
+                  {names.get(r.id)} <span class="muted">#{r.id}</span>
                 </span>
                 <span class="route-status">{ROUTE_STATUS_LABEL[r.status]}</span>
                 <span class="route-driver">{driverName(r.driver_id)}</span>
@@ -279,91 +309,39 @@ function RouteList({ routes, colour, driverName, onFocus }: { routes: Route[]; c
 function RouteDetail({
   api,
   route,
+  name,
   colour,
   drivers,
   driverName,
+  open,
   onChanged,
+  onReplaced,
   onBack,
 }: {
   api: Api;
   route: Route;
+  name: string;
   colour: string;
   drivers: Map<number, Driver>;
   driverName: (id: number | null) => string;
+  open: Delivery[];
   onChanged: () => void;
+  onReplaced: (routeId: number) => void;
   onBack: () => void;
 }) {
-  const [driver, setDriver] = useState(route.driver_id === null ? "" : String(route.driver_id));
-  const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState("");
-  const unfinished = route.status < RouteStatus.finished;
-  const act = async (run: () => Promise<unknown>) => {
-    setError("");
-    try {
-      await run();
-      onChanged();
-    } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
-    }
-  };
-  const assign = (e: Event) => {
-    e.preventDefault();
-    void act(() => api.send("PATCH", `/route/${route.id}`, { driver_id: Number(driver) }));
-  };
   return (
     <section aria-labelledby="route-title" class="route-detail" data-route-id={route.id} data-status={route.status}>
       <button type="button" class="secondary" onClick={onBack}>
         ← All routes
       </button>
       <h2 id="route-title">
-        <span class="swatch" style={{ background: colour }} aria-hidden="true" /> {route.custom_id || "Route"} <span class="muted">#{route.id}</span>
+        <span class="swatch" style={{ background: colour }} aria-hidden="true" /> {name} <span class="muted">#{route.id}</span>
       </h2>
       <p>
         <span class="route-status">{ROUTE_STATUS_LABEL[route.status]}</span> · {driverName(route.driver_id)} · start {span(route.tst_from, route.tst_to)}
         {route.distance ? ` · ${(route.distance / 1000).toFixed(1)} km` : ""}
       </p>
-      {unfinished && (
-        <div class="route-actions">
-          <form onSubmit={assign} class="assign">
-            <label>
-              Driver
-              <select value={driver} onChange={(e) => setDriver(e.currentTarget.value)} name="driver_id">
-                <option value="" disabled>
-                  choose a driver
-                </option>
-                {[...drivers.values()]
-                  .filter((d) => d.active)
-                  .map((d) => (
-                    <option value={String(d.id)}>{driverName(d.id)}</option>
-                  ))}
-              </select>
-            </label>
-            <button type="submit" disabled={!driver || driver === String(route.driver_id)}>
-              Assign driver
-            </button>
-          </form>
-          {confirming ? (
-            <p class="confirm" role="group" aria-label="Confirm cancelling the route">
-              Cancel this route? Its open deliveries go back to the list.{" "}
-              <button type="button" onClick={() => act(() => api.send("POST", `/cancelroute/${route.id}`))}>
-                Yes, cancel route
-              </button>{" "}
-              <button type="button" class="secondary" onClick={() => setConfirming(false)}>
-                Keep route
-              </button>
-            </p>
-          ) : (
-            <button type="button" class="secondary danger" onClick={() => setConfirming(true)}>
-              Cancel route…
-            </button>
-          )}
-        </div>
-      )}
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <RouteActions api={api} route={route} drivers={drivers} driverName={driverName} open={open} onChanged={onChanged} onReplaced={onReplaced} />
       <ol class="stops" data-testid="route-stops">
         {route.deliveries.map((d, i) => {
           const late = isLate(d);
@@ -388,8 +366,10 @@ function RouteDetail({
   );
 }
 
-function OpenDeliveries({ api, day, deliveries, process, onProcess }: { api: Api; day: string; deliveries: Delivery[]; process: ProcessView | null; onProcess: (p: ProcessView | null) => void }) {
+function OpenDeliveries({ api, day, deliveries, process, onProcess }: { api: Api; day: string; deliveries: Delivery[]; process: ProcessView | null; onProcess: (p: ProcessView) => void }) {
   const [selected, setSelected] = useState<Set<number>>(new Set());
+  const [editing, setEditing] = useState<Delivery | "new" | null>(null);
+  const [saved, setSaved] = useState("");
   const [vehicles, setVehicles] = useState(2);
   const [start, setStart] = useState("08:00");
   const [roundtrip, setRoundtrip] = useState(true);
@@ -411,16 +391,34 @@ function OpenDeliveries({ api, day, deliveries, process, onProcess }: { api: Api
         { deliveryids: ids, start_time: zonedIso(day, start) },
         { num_vehicles: vehicles, roundtrip },
       );
-      onProcess({ id: res.process_id, progress: 0, step: "import_deliveries", status: "running" });
+      onProcess(startedProcess(res.process_id, "optimisation"));
       setSelected(new Set());
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorText(err));
     }
   };
 
   return (
     <section aria-labelledby="open-title">
       <h2 id="open-title">Open deliveries ({deliveries.length})</h2>
+      {editing ? (
+        <DeliveryForm
+          key={editing === "new" ? "new" : editing.id}
+          api={api}
+          day={day}
+          delivery={editing === "new" ? undefined : editing}
+          onDone={(d) => {
+            setEditing(null);
+            setSaved(`Delivery ${d.custom_id ?? d.id} saved.`);
+          }}
+          onCancel={() => setEditing(null)}
+        />
+      ) : (
+        <button type="button" class="secondary" onClick={() => (setSaved(""), setEditing("new"))}>
+          New delivery…
+        </button>
+      )}
+      {saved && <p role="status">{saved}</p>}
       {deliveries.length > 0 && (
         <label class="inline">
           <input type="checkbox" checked={allSelected} onChange={() => setSelected(allSelected ? new Set() : new Set(deliveries.map((d) => d.id)))} /> Select all
@@ -436,6 +434,9 @@ function OpenDeliveries({ api, day, deliveries, process, onProcess }: { api: Api
                 {d.status === DeliveryStatus.undelivered && <span class="error"> ✗ not delivered before</span>}
               </span>
             </label>
+            <button type="button" class="link" onClick={() => (setSaved(""), setEditing(d))} aria-label={`Edit ${placeName(d)}`}>
+              Edit
+            </button>
           </li>
         ))}
       </ul>
@@ -460,19 +461,8 @@ function OpenDeliveries({ api, day, deliveries, process, onProcess }: { api: Api
           {error}
         </p>
       )}
-      {process && (
-        <div class="process" data-status={process.status}>
-          <label>
-            {process.status === "finished" ? "Optimisation finished" : process.status === "failed" ? "Optimisation failed" : `Optimising: ${process.step.replace("_", " ")}`}
-            <progress max={1} value={process.progress} aria-valuetext={`${Math.round(process.progress * 100)} %`} />
-          </label>
-          {process.error && (
-            <p role="alert" class="error">
-              {process.error}
-            </p>
-          )}
-        </div>
-      )}
+      <Variants api={api} ids={ids} onCreated={() => setSelected(new Set())} />
+      {process && <ProcessProgress process={process} />}
     </section>
   );
 }

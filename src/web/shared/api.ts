@@ -6,10 +6,15 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The input fields the service named in its refusal (`fields` of the error body). */
+    readonly fields: string[] = [],
   ) {
     super(message);
   }
 }
+
+/** The message of any failure, for an alert. */
+export const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /** Raised by every call once the token is rejected: the page asks for a new login. */
 export class SessionExpired extends ApiError {}
@@ -18,6 +23,7 @@ export interface Api {
   /** Also the websocket's credential. */
   readonly token: string;
   get<T>(path: string, query?: Record<string, unknown>): Promise<T>;
+  /** A `FormData` body goes as multipart/form-data (uploads), anything else as JSON. */
   send<T>(method: "POST" | "PATCH" | "DELETE", path: string, body?: unknown, query?: Record<string, unknown>): Promise<T>;
   list<T>(path: string, q: object, query?: Record<string, unknown>): Promise<T[]>;
 }
@@ -32,14 +38,16 @@ const queryString = (query: Record<string, unknown> = {}) => {
 async function call<T>(method: string, url: string, token: string | null, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `JWT ${token}`;
-  if (body !== undefined) headers["content-type"] = "application/json";
-  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const form = body instanceof FormData;
+  if (body !== undefined && !form) headers["content-type"] = "application/json";
+  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
   const text = await res.text();
   const data = text ? JSON.parse(text) : null;
   if (res.ok) return data as T;
   const message = (data && typeof data.message === "string" && data.message) || `${res.status} ${res.statusText}`;
   if (res.status === 403 && token && /token|authori[sz]ation/i.test(message)) throw new SessionExpired(403, message);
-  throw new ApiError(res.status, message);
+  const fields = data && typeof data.fields === "string" && data.fields ? data.fields.split(",").map((f: string) => f.trim()) : [];
+  throw new ApiError(res.status, message, fields);
 }
 
 /** `POST /<slug>/auth`: the access token for email and password. */

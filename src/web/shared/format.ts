@@ -24,6 +24,9 @@ export async function loadCompanyTimeZone(api: { get<T>(path: string): Promise<T
   if (timeZone) setTimeZone(timeZone);
 }
 
+/** The zone times are shown in (IANA name). */
+export const timeZone = () => zone;
+
 export const time = (iso: string | null | undefined) => (iso ? timeFmt.format(new Date(iso)) : "–");
 export const span = (from: string | null | undefined, to: string | null | undefined) => (from === to ? time(from) : `${time(from)}–${time(to)}`);
 /** `YYYY-MM-DD` of an instant in the company's zone. */

@@ -115,3 +115,12 @@ export function ConnectionBadge({ state }: { state: "connecting" | "online" | "o
     </span>
   );
 }
+
+/** A refusal or failure, announced as it appears; nothing when there is none. */
+export function Alert({ text, class: extra = "" }: { text: string; class?: string }) {
+  return text ? (
+    <p role="alert" class={`error ${extra}`.trim()}>
+      {text}
+    </p>
+  ) : null;
+}

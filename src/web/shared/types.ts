@@ -24,8 +24,14 @@ export interface Delivery {
   pdt_to: string | null;
   eta_from: string | null;
   eta_to: string | null;
+  els: number | null;
+  load: number | null;
   notes: string | null;
   drivernotes: string | null;
+  notify_customer: boolean;
+  notify_customer_email: boolean | null;
+  notify_customer_sms: boolean | null;
+  deliverylocation_id: number | null;
   address: Address | null;
   delivery_address: Point | null;
 }
@@ -39,6 +45,10 @@ export interface Route {
   tst_to: string | null;
   ast: string | null;
   distance: number | null;
+  /** Minutes, stops included. */
+  gross_duration: number | null;
+  /** The route this one replaced by an update (`PATCH /calcroute/update/timewindow`). */
+  replaces: number | null;
   deliveries: Delivery[];
   routebase_address: Address | null;
 }
@@ -75,7 +85,7 @@ export const DELIVERY_STATUS_SYMBOL: Record<number, string> = { 0: "â—‹", 1: "â—
 
 /** Websocket events (src/durable/company.ts `LiveEvent`). */
 export type LiveEvent =
-  | { type: "process"; process_id: string; action: string; status: string; meta: string }
+  | { type: "process"; process_id: string; action: string; status: string; meta: string; link?: string }
   | { type: "route"; id: number; status: number; driver_id: number | null }
   | { type: "delivery"; id: number; status: number; route_id: number | null }
   | { type: "driverposition"; driver_id: number; position: Point; timestamp: string }

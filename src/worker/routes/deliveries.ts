@@ -3,7 +3,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { allOnOnePage, listObjects } from "../db/list";
 import { and, eq, sql } from "drizzle-orm";
 import { deliveries, routes } from "../db/schema";
-import { DELIVERY_CODES, DELIVERY_STATUSES, DELIVERY_TYPES, RouteStatus } from "../domain/states";
+import { DELIVERY_CODES, DELIVERY_STATUSES, DELIVERY_TYPES, DeliveryStatus, RouteStatus } from "../domain/states";
 import type { AppEnv } from "../env";
 import { conflict, notFound, unprocessable, validationHook } from "../errors";
 import { compileQuery } from "../lib/filters";
@@ -51,7 +51,8 @@ const createDelivery = apiRoute({
   summary: "Create a delivery",
   description:
     "`deliverylocation_id` is required; `supplierlocation_id` defaults to the company depot; both must be addresses of the company. " +
-    "Time windows `pdt_from` <= `pdt_to` (ISO 8601, no designator = UTC) are needed for time-window routing. Schedule and state fields are set by routing and reporting.",
+    "Time windows `pdt_from` <= `pdt_to` (ISO 8601, no designator = UTC) are needed for time-window routing. Schedule and state fields are set by routing and reporting. " +
+    "The company's websocket (and `delivery.updated` webhooks) get a `delivery` event.",
   request: { body: jsonBody(DeliveryWritable) },
   responses: { 201: jsonResponse(DeliverySchema, "The stored delivery") },
 });
@@ -63,7 +64,7 @@ const patchDelivery = apiRoute({
   summary: "Change a delivery (identified by id in the body)",
   description:
     "Any writable field. `status` may only toggle between 0 `none` and 4 `cancelled` for a delivery on no unfinished route; other state changes go through routing and `deliverydone`. " +
-    "A delivery on a route that is on the way cannot be edited (409).",
+    "A delivery on a route that is on the way cannot be edited (409). Every stored change sends a `delivery` event (websocket, `delivery.updated` webhooks).",
   request: { body: jsonBody(DeliveryWritable.extend({ id: z.number().int().positive(), status: z.union([z.literal(0), z.literal(4)]).optional() })) },
   responses: { 200: jsonResponse(DeliverySchema, "The updated delivery") },
 });
@@ -109,10 +110,15 @@ export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     const db = c.get("db");
     const company = c.get("company");
     const values = await prepareDeliveryWrite(db, company, c.req.valid("json"));
-    const [row] = await db
-      .insert(deliveries)
-      .values({ ...(values as typeof deliveries.$inferInsert), company_id: company.id })
-      .returning();
+    // Consoles show the new delivery among the open ones without a reload; its event is logged with the insert (its id read back in the same transaction).
+    const [[row], answer] = await db.batch([
+      db
+        .insert(deliveries)
+        .values({ ...(values as typeof deliveries.$inferInsert), company_id: company.id })
+        .returning(),
+      eventInsert(db, company.id, { event: { type: "delivery", id: 0, status: DeliveryStatus.none, route_id: null }, driverId: null, fill: { id: sql`last_insert_rowid()` } }),
+    ]);
+    c.executionCtx.waitUntil(publishAll(c.env, company.id, loggedEvents([answer])));
     return c.json((await presentDeliveries(db, company.id, [row]))[0], 201);
   })
   .openapi(patchDelivery, async (c) => {
@@ -136,11 +142,9 @@ export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
       sql`not exists (select 1 from ${routes} where ${routes.id} = ${deliveries.route_id} and ${routes.status} = ${RouteStatus.ontheway})`,
     );
     const update = db.update(deliveries).set(values as Partial<typeof deliveries.$inferInsert>).where(editable).returning();
-    // A status change is logged with the write, only when the write applies (the status toggles on deliveries on no route).
-    const event = values.status === undefined ? undefined : { type: "delivery" as const, id, status: values.status as number, route_id: null };
-    const [answer, [row]] = event
-      ? await db.batch([eventInsert(db, company.id, { event, driverId: null, when: sql`exists (select 1 from ${deliveries} where ${editable})` }), update])
-      : [[], await update];
+    // Any edit (window, address, notes, not only the status) is news for the consoles showing it: logged with the write, only when the write applies.
+    const event = { type: "delivery" as const, id, status: (values.status as number | undefined) ?? existing.status, route_id: existing.route_id };
+    const [answer, [row]] = await db.batch([eventInsert(db, company.id, { event, driverId: null, when: sql`exists (select 1 from ${deliveries} where ${editable})` }), update]);
     if (!row) throw conflict("Delivery is on a route that is on the way", "route_id");
     c.executionCtx.waitUntil(publishAll(c.env, company.id, loggedEvents([answer])));
     return c.json((await presentDeliveries(db, company.id, [row]))[0], 200);

@@ -1,0 +1,105 @@
+/**
+ * Routing and upload processes as the console follows them: progress from the
+ * websocket's `process` events, the result link, and "cancelled" once every
+ * tour the process made has been cancelled (the service keeps the process
+ * itself finished; the dispatcher wants to know the result is gone).
+ */
+import type { Api } from "../shared/api";
+import { type LiveEvent, RouteStatus } from "../shared/types";
+
+const PROCESS_ACTIONS = ["import_deliveries", "cluster_deliveries", "routing", "final"];
+
+export interface ProcessView {
+  id: string;
+  kind: "optimisation" | "upload";
+  progress: number;
+  step: string;
+  status: "running" | "finished" | "failed" | "cancelled";
+  error?: string;
+  /** The `final` record's link: the routes, or for an upload the result spreadsheet. */
+  link?: string;
+  /** The tours the process made, once it finished; and those cancelled since. */
+  routeIds?: number[];
+  cancelled?: number[];
+}
+
+type ProcessEvent = Extract<LiveEvent, { type: "process" }>;
+
+export const startedProcess = (id: string, kind: ProcessView["kind"]): ProcessView => ({ id, kind, progress: 0, step: "import_deliveries", status: "running" });
+
+const metaOf = (meta: string): Record<string, unknown> => {
+  try {
+    return JSON.parse(meta) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+};
+
+/** The view after one `process` event of its process. */
+export function processUpdate(prev: ProcessView, e: ProcessEvent): ProcessView {
+  const meta = metaOf(e.meta);
+  const link = e.action === "final" && e.link ? e.link : prev.link;
+  if (e.status === "failed") return { ...prev, status: "failed", error: String(meta.error ?? "The process failed"), step: e.action, link };
+  const index = Math.max(0, PROCESS_ACTIONS.indexOf(e.action));
+  const done = e.status === "finished" || e.status === "skipped";
+  const overall = Math.max(prev.progress, (index + (done ? 1 : Number(meta.progress) || 0)) / PROCESS_ACTIONS.length);
+  const finished = e.action === "final" && e.status === "finished";
+  // A finished view stays finished (or cancelled): later events only bring the link.
+  if (prev.status !== "running") return { ...prev, link };
+  return { ...prev, progress: finished ? 1 : overall, step: e.action, status: finished ? "finished" : "running", link };
+}
+
+/** A route was cancelled: when it was the last remaining tour of a finished process, the process shows cancelled. */
+export function routeCancelled(prev: ProcessView, routeId: number): ProcessView {
+  if (!prev.routeIds?.includes(routeId) || prev.cancelled?.includes(routeId)) return prev;
+  const cancelled = [...(prev.cancelled ?? []), routeId];
+  return { ...prev, cancelled, status: cancelled.length === prev.routeIds.length ? "cancelled" : prev.status };
+}
+
+/**
+ * The tours a finished process made (`GET /process/status/<id>/final?response_data=base`), and those
+ * already cancelled when they were read (a cancellation event may have come before this answer).
+ */
+export async function withProcessRoutes(api: Api, view: ProcessView): Promise<(current: ProcessView) => ProcessView> {
+  const result = await api.get<{ objects?: { id: number; status: number }[] }>(`/process/status/${view.id}/final`, { response_data: "base" });
+  const routes = result.objects ?? [];
+  return (current) =>
+    routes.filter((r) => r.status === RouteStatus.cancelled).reduce<ProcessView>((v, r) => routeCancelled(v, r.id), { ...current, routeIds: routes.map((r) => r.id) });
+}
+
+/** After a reconnect: the process's records as they are now, folded in as if their events had arrived. */
+export async function resyncProcess(api: Api, view: ProcessView): Promise<ProcessView> {
+  const state = await api.get<Record<string, { status: string; meta: string; link: string }>>(`/process/status/${view.id}`);
+  return PROCESS_ACTIONS.reduce(
+    (v, action) => (state[action] ? processUpdate(v, { type: "process", process_id: view.id, action, ...state[action] }) : v),
+    view,
+  );
+}
+
+const TITLES: Record<ProcessView["kind"], string> = { optimisation: "Optimisation", upload: "Upload" };
+
+/** The progress bar of a process, its state in words (not only the bar), its error. */
+export function ProcessProgress({ process }: { process: ProcessView }) {
+  const title = TITLES[process.kind];
+  const tours = process.routeIds?.length ?? 0;
+  const cancelled = process.cancelled?.length ?? 0;
+  const text = {
+    running: `${title}: ${process.step.replace("_", " ")}`,
+    finished: `${title} finished${cancelled ? ` (${cancelled} of ${tours} tours cancelled since)` : ""}`,
+    failed: `${title} failed`,
+    cancelled: `${title} finished, its ${tours === 1 ? "tour was" : "tours were"} cancelled since`,
+  }[process.status];
+  return (
+    <div class="process" data-status={process.status} data-process-id={process.id}>
+      <label>
+        {text}
+        <progress max={1} value={process.progress} aria-valuetext={`${Math.round(process.progress * 100)} %`} />
+      </label>
+      {process.error && (
+        <p role="alert" class="error">
+          {process.error}
+        </p>
+      )}
+    </div>
+  );
+}
