@@ -24,6 +24,9 @@ export interface Delivery {
   pdt_to: string | null;
   eta_from: string | null;
   eta_to: string | null;
+  /** Planned stay (service start to departure) of a routed delivery. */
+  tdt_from: string | null;
+  tdt_to: string | null;
   notes: string | null;
   drivernotes: string | null;
   address: Address | null;
