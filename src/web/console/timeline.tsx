@@ -14,7 +14,9 @@ import { MoveRefused, moveDelivery } from "./move";
 import { STATUS_CLASS, isLate, routeLabel } from "./stops";
 
 const HOUR_MS = 3_600_000;
-const SCALES = [60, 120, 240, 480];
+/** Pixels per hour to choose from; 0 fits the day's hours into the width shown (at least `MIN_FIT` px per hour). */
+const SCALES = [0, 60, 120, 240, 480];
+const MIN_FIT = 60;
 /** Hours shown when the day has nothing with a time. */
 const DEFAULT_HOURS: [number, number] = [6, 18];
 /** Narrowest stop block (room for its number and marks); lane heights of blocks and windows. */
@@ -84,7 +86,18 @@ export function Timeline({
   driverName: (id: number | null) => string;
   onChanged: () => void;
 }) {
-  const [scale, setScale] = useState(120);
+  const [scale, setScale] = useState(0);
+  const scroller = useRef<HTMLDivElement>(null);
+  /** Width the hours may take without scrolling (the box less the route names). */
+  const [room, setRoom] = useState(0);
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return;
+    const measure = () => setRoom(el.clientWidth - (el.querySelector(".tl-label")?.getBoundingClientRect().width ?? 0));
+    const watch = new ResizeObserver(measure);
+    watch.observe(el);
+    return () => watch.disconnect();
+  }, []);
   const [now, setNow] = useState(() => Date.now());
   const [selected, setSelected] = useState<number | null>(null);
   const [dragging, setDragging] = useState<{ id: number; from: string } | null>(null);
@@ -108,13 +121,13 @@ export function Timeline({
     const from = Math.max(0, Math.floor(Math.min(...hours)));
     return [from, Math.min(24, Math.max(from + 1, Math.ceil(Math.max(...hours))))];
   }, [placed, dayStart]);
-  const x = (t: number) => ((t - dayStart) / HOUR_MS - first) * scale;
-  const width = (last - first) * scale;
+  const perHour = scale || Math.max(MIN_FIT, Math.floor(room / (last - first)));
+  const x = (t: number) => ((t - dayStart) / HOUR_MS - first) * perHour;
+  const width = (last - first) * perHour;
   const hours = Array.from({ length: last - first + 1 }, (_, i) => first + i);
   const nowShown = dayOf(new Date(now)) === day && x(now) >= 0 && x(now) <= width;
 
   // Once per day shown: scroll to the first planned stop (else now), so a narrow screen starts where the day does.
-  const scroller = useRef<HTMLDivElement>(null);
   const scrolledFor = useRef("");
   useEffect(() => {
     const starts = rows.flatMap((row) => (row.route ? placed.get(row.key)!.map((p) => p.start) : [])).filter((t): t is number => t !== null);
@@ -163,14 +176,15 @@ export function Timeline({
     <section class="timeline" aria-labelledby="timeline-title" data-testid="timeline">
       <div class="tl-bar">
         <h2 id="timeline-title">Timeline {day}</h2>
-        <label class="inline">
-          Scale
-          <select value={String(scale)} onChange={(e) => setScale(Number(e.currentTarget.value))} name="scale">
+        {/* Labelled by "for", not by wrapping: the chosen option's text ("fit the day") must not join the name. */}
+        <span class="inline tl-scale">
+          <label for="tl-scale">Scale</label>
+          <select id="tl-scale" value={String(scale)} onChange={(e) => setScale(Number(e.currentTarget.value))} name="scale">
             {SCALES.map((s) => (
-              <option value={String(s)}>{s} px per hour</option>
+              <option value={String(s)}>{s ? `${s} px per hour` : "fit the day"}</option>
             ))}
           </select>
-        </label>
+        </span>
         <p class="muted tl-help">Drag a stop onto another row, or select it and use “Assign to…”.</p>
       </div>
       <div class="tl-scroll" ref={scroller}>
@@ -179,7 +193,7 @@ export function Timeline({
             <div class="tl-label">Route</div>
             <div class="tl-track" style={{ width: `${width}px` }}>
               {hours.map((h) => (
-                <span class="tl-hour" style={{ left: `${(h - first) * scale}px` }}>
+                <span class="tl-hour" style={{ left: `${(h - first) * perHour}px` }}>
                   {`${String(h).padStart(2, "0")}:00`}
                 </span>
               ))}
@@ -221,7 +235,7 @@ export function Timeline({
                 </div>
                 <div class="tl-track" style={{ width: `${width}px`, height: `${windowTop + windows.count * WINDOW_REM + 0.3}rem` }}>
                   {hours.map((h) => (
-                    <span class="tl-gridline" style={{ left: `${(h - first) * scale}px` }} aria-hidden="true" />
+                    <span class="tl-gridline" style={{ left: `${(h - first) * perHour}px` }} aria-hidden="true" />
                   ))}
                   {stops.map((p) =>
                     p.windowFrom === null ? null : (
