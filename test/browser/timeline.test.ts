@@ -183,8 +183,12 @@ describe("moving deliveries", () => {
     await stop(page, moved).focus();
     await page.keyboard.press("Enter");
     expect(await stop(page, moved).getAttribute("aria-pressed")).toBe("true");
-    const menu = page.locator(".assign-menu summary");
-    await menu.focus();
+    // Focus goes to the stop's menu; Escape closes it again.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe("Assign to…");
+    await page.keyboard.press("Enter");
+    expect(await page.locator(".assign-menu").getAttribute("open")).toBe("");
+    await page.keyboard.press("Escape");
+    expect(await page.locator(".assign-menu").getAttribute("open")).toBe(null);
     await page.keyboard.press("Enter");
     const choice = page.locator(`.assign-menu button[data-target="route-${target.id}"]`);
     await choice.focus();

@@ -105,6 +105,12 @@ export function Timeline({
   const [busy, setBusy] = useState("");
   const [error, setError] = useState("");
   const menu = useRef<HTMLDetailsElement>(null);
+  const toMenu = useRef(false);
+  useEffect(() => {
+    if (!toMenu.current) return;
+    toMenu.current = false;
+    menu.current?.querySelector("summary")?.focus();
+  }, [selected]);
 
   useEffect(() => {
     const t = window.setInterval(() => setNow(Date.now()), 30_000);
@@ -270,7 +276,11 @@ export function Timeline({
                           top: `${0.3 + blocks.lane.get(p.d.id)! * BLOCK_REM}rem`,
                           borderColor: row.route ? colour(row.route) : undefined,
                         }}
-                        onClick={() => setSelected((s) => (s === p.d.id ? null : p.d.id))}
+                        onClick={(e) => {
+                          // Chosen by keyboard (a click without pointer): the menu is next, not the rest of the grid.
+                          toMenu.current = e.detail === 0 && selected !== p.d.id;
+                          setSelected((s) => (s === p.d.id ? null : p.d.id));
+                        }}
                         onDragStart={(e) => {
                           e.dataTransfer!.setData("text/plain", String(p.d.id));
                           e.dataTransfer!.effectAllowed = "move";
@@ -331,7 +341,15 @@ export function Timeline({
 /** The non-drag way to move a stop: a disclosure listing the rows it can go to. */
 function AssignMenu({ targets, onPick, disabled, menu }: { targets: { key: string; label: string }[]; onPick: (key: string) => void; disabled: boolean; menu: { current: HTMLDetailsElement | null } }) {
   return (
-    <details class="assign-menu" ref={menu}>
+    <details
+      class="assign-menu"
+      ref={menu}
+      onKeyDown={(e) => {
+        if (e.key !== "Escape" || !menu.current?.open) return;
+        menu.current.open = false;
+        menu.current.querySelector("summary")?.focus();
+      }}
+    >
       <summary>Assign to…</summary>
       <ul aria-label="Assign to">
         {targets.map((t) => (
