@@ -5,12 +5,15 @@
  *   app/console.html, app/driver.html   the pages' HTML shells (served at /<slug>/console and /<slug>/driver by _redirects)
  *   assets/*.js, *.css                  the bundles (esbuild, Preact, Leaflet)
  *   assets/countries-110m.json          the country outlines of the offline map (world-atlas)
+ *   app/driver.webmanifest, app/driver-sw.js, assets/driver-icon.svg
+ *                                       the driver app as a PWA (served at /<slug>/driver.webmanifest and /<slug>/driver-sw.js)
  *   _headers                            Content-Security-Policy and friends for every asset
  * `MAP_TILE_URL` (e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png) switches raster
  * tiles on and allows their origin in the CSP; without it the pages load nothing from elsewhere.
  * Prints the gzip size of every file; `--quiet` prints only the total.
  */
 import { build } from "esbuild";
+import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -37,14 +40,14 @@ await build({
   logLevel: "warning",
 });
 
-/** The HTML shell of a page: its stylesheet and module, nothing inline (the CSP allows no inline script or style). */
-const page = (app, title) => `<!doctype html>
+/** The HTML shell of a page: its stylesheet and module, nothing inline (the CSP allows no inline script or style). `head`: more links. */
+const page = (app, title, head = '<link rel="icon" href="data:,">') => `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <meta name="theme-color" content="#0072b2">
-  <link rel="icon" href="data:,">
+  ${head}
   <title>${title}</title>
   <link rel="stylesheet" href="/assets/${app}.css">
   <script type="module" src="/assets/${app}.js"></script>
@@ -56,17 +59,41 @@ const page = (app, title) => `<!doctype html>
 </html>
 `;
 writeFileSync(`${OUT}/app/console.html`, page("console", "Dispatch console"));
-writeFileSync(`${OUT}/app/driver.html`, page("driver", "Driver"));
+// The manifest's link is relative: from /<slug>/driver it is /<slug>/driver.webmanifest, whose relative start_url and scope are /<slug>/driver.
+writeFileSync(`${OUT}/app/driver.html`, page("driver", "Driver", '<link rel="manifest" href="driver.webmanifest">\n  <link rel="icon" href="/assets/driver-icon.svg" type="image/svg+xml">'));
 copyFileSync("node_modules/world-atlas/countries-110m.json", `${OUT}/assets/countries-110m.json`);
+copyFileSync("src/web/driver/manifest.webmanifest", `${OUT}/app/driver.webmanifest`);
+copyFileSync("src/web/driver/icon.svg", `${OUT}/assets/driver-icon.svg`);
+
+// The driver app's service worker names its cache after the shell it keeps, so every change of the shell replaces the cached copy.
+const shellVersion = createHash("sha256")
+  .update(["app/driver.html", "app/driver.webmanifest", "assets/driver.js", "assets/driver.css", "assets/driver-icon.svg"].map((f) => readFileSync(`${OUT}/${f}`, "utf8")).join("\0"))
+  .digest("hex")
+  .slice(0, 16);
+await build({
+  entryPoints: ["src/web/driver/sw.ts"],
+  outfile: `${OUT}/app/driver-sw.js`,
+  bundle: true,
+  minify: true,
+  format: "iife",
+  target: "es2022",
+  define: { SHELL_VERSION: JSON.stringify(shellVersion) },
+  logLevel: "warning",
+});
 
 // The company slug is the first path segment; the pages read it from location.
-writeFileSync(`${OUT}/_redirects`, "/:slug/console /app/console 200\n/:slug/driver /app/driver 200\n");
+writeFileSync(
+  `${OUT}/_redirects`,
+  ["/:slug/console /app/console 200", "/:slug/driver /app/driver 200", "/:slug/driver.webmanifest /app/driver.webmanifest 200", "/:slug/driver-sw.js /app/driver-sw.js 200", ""].join("\n"),
+);
 const csp = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
   `img-src 'self' data:${tileOrigin ? ` ${tileOrigin}` : ""}`,
   "connect-src 'self'",
+  "manifest-src 'self'",
+  "worker-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",
   "frame-ancestors 'none'",
@@ -78,7 +105,7 @@ writeFileSync(
 
 const files = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
 const sizes = files(OUT)
-  .filter((f) => /\.(js|css|html|json)$/.test(f))
+  .filter((f) => /\.(js|css|html|json|webmanifest|svg)$/.test(f))
   .map((f) => ({ file: f.slice(OUT.length + 1), bytes: statSync(f).size, gzip: gzipSync(readFileSync(f), { level: 9 }).length }));
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 if (!process.argv.includes("--quiet")) for (const s of sizes) console.log(`${s.file.padEnd(32)} ${kb(s.bytes).padStart(10)} ${kb(s.gzip).padStart(10)} gzip`);

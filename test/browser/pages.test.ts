@@ -4,18 +4,14 @@
  * serving the built static assets and the Worker. Screenshots land in
  * test-results/browser/.
  */
-import { mkdirSync } from "node:fs";
-import { type Browser, type BrowserContext, type Page, type WebSocketRoute, chromium } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { PLACES, at, tomorrow } from "./seed";
-import { type Service, startService } from "./service";
+import type { Browser, BrowserContext, Page, WebSocketRoute } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { PLACES, SHOTS, at, logIn, seedCompany, startServiceAndBrowser, takePicturesAndStop, tomorrow, watchErrors as watch } from "./fixtures";
+import type { Service } from "./service";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const SHOTS = "test-results/browser";
-const DISPATCHER = { email: "dispatcher@browser.example", password: "dispatcher-password" };
-const DRIVER = { email: "driver@browser.example", password: "driver-password" };
+const DISPATCHER = { email: "dispatcher@browser.example", password: "dispatcher-password", firstname: "Dora", lastname: "Dispatcher" };
+const DRIVER = { email: "driver@browser.example", password: "driver-password", firstname: "Dana", lastname: "Driver" };
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, permissions: ["geolocation"], geolocation: { latitude: 52.51, longitude: 13.39 } };
-
 
 let service: Service;
 let browser: Browser;
@@ -32,19 +28,8 @@ let liveSocket: WebSocketRoute | null = null;
 let refuseSockets = false;
 
 /** Collects script errors and CSP violations: a page the policy breaks must fail the test. */
-function watchErrors(page: Page, name: string) {
-  page.on("pageerror", (e) => pageErrors.push(`${name}: ${e.message}`));
-  page.on("console", (m) => {
-    // The browser logs failed answers: 404 of GET /currentdriverroute (no next route) and the 403 the expiry test fakes.
-    if (m.type() === "error" && !/status of (403|404)/.test(m.text())) pageErrors.push(`${name}: ${m.text()}`);
-  });
-}
-
-async function logIn(page: Page, who: { email: string; password: string }) {
-  await page.getByLabel("Email").fill(who.email);
-  await page.getByLabel("Password").fill(who.password);
-  await page.getByRole("button", { name: "Log in" }).click();
-}
+// The browser logs failed answers: 404 of GET /currentdriverroute (no next route) and the 403 the expiry test fakes.
+const watchErrors = (page: Page, name: string) => watch(page, name, pageErrors, (text) => /status of (403|404)/.test(text));
 
 /** The driver app on an emulated phone (with a position), logged in. */
 async function driverOnPhone() {
@@ -57,43 +42,16 @@ async function driverOnPhone() {
 }
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  [service, browser] = await Promise.all([startService("browser"), chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })]);
-  await service.operator("POST", "/companies", {
-    slug: service.slug,
-    companyname: "Browser Logistics",
-    depot: { city: "Berlin", country: "DE", lat: 52.5317, lng: 13.3849 },
-    dispatcher: { ...DISPATCHER, firstname: "Dora", lastname: "Dispatcher" },
-  });
-  const driver = await service.operator("POST", `/companies/${service.slug}/users`, { usertype: "driver", ...DRIVER, firstname: "Dana", lastname: "Driver" });
-  driverId = driver.id;
-  activationCode = driver.code;
-  token = (await service.call("POST", "/auth", DISPATCHER)).access_token;
-  const ids: number[] = [];
-  for (const [i, [name, lng, lat]] of PLACES.entries()) {
-    const address = await service.call("POST", "/api/address", { contactcompany: name, city: "Berlin", country: "DE", lat, lng }, token);
-    const d = await service.call("POST", "/api/delivery", { deliverylocation_id: address.id, custom_id: `B-${i + 1}`, pdt_from: at(8 + (i % 3) * 2), pdt_to: at(11 + (i % 3) * 2), els: 5, load: 1 }, token);
-    ids.push(d.id);
-  }
+  [service, browser] = await startServiceAndBrowser("browser");
   // Two tours of three deliveries each (the driver is not active yet, so neither gets a driver); the other four stay open.
-  routed = [];
-  for (const part of [ids.slice(0, 3), ids.slice(3, 6)]) {
-    const result = await service.call("POST", "/api/calcroute/optimized/timewindow?async=false&num_vehicles=1", { deliveryids: part }, token);
-    routed.push(await service.call("GET", `/api/route/${result.objects[0].id}`, undefined, token));
-  }
-  openIds = ids.slice(6);
+  const seeded = await seedCompany(service, { companyname: "Browser Logistics", dispatcher: DISPATCHER, driver: DRIVER, places: 10, tours: 2 });
+  ({ token, routes: routed, openIds } = seeded);
+  driverId = seeded.driver.id;
+  activationCode = seeded.driver.code;
 }, 240_000);
 
 // A failing step leaves a picture of every open page.
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state !== "fail") return;
-  for (const [i, page] of browser.contexts().flatMap((c) => c.pages()).entries()) await page.screenshot({ path: `${SHOTS}/failed-${ctx.task.name.slice(0, 30).replace(/\W+/g, "-")}-${i}.png` });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
-});
+takePicturesAndStop(() => ({ browser, service }));
 
 describe("driver activation", () => {
   it("activates the driver's phone with the code from the invitation", async () => {

@@ -5,14 +5,11 @@
  * route (stops, driver) with a refusal shown, a cancelled optimisation, and
  * a spreadsheet upload. Screenshots land in test-results/browser/.
  */
-import { mkdirSync } from "node:fs";
-import { type Browser, type Page, chromium } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { PLACES, at, tomorrow } from "./seed";
-import { type Service, startService } from "./service";
+import type { Browser, Page } from "playwright-core";
+import { beforeAll, describe, expect, it } from "vitest";
+import { PLACES, SHOTS, at, logIn, startServiceAndBrowser, takePicturesAndStop, tomorrow, watchErrors } from "./fixtures";
+import type { Service } from "./service";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const SHOTS = "test-results/browser";
 const DISPATCHER = { email: "planner@browser.example", password: "planner-password" };
 const DRIVERS = [
   { email: "anna@browser.example", password: "anna-password", firstname: "Anna", lastname: "Alt" },
@@ -40,8 +37,7 @@ async function delivery(i: number, extra: Record<string, unknown> = {}) {
 }
 
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  [service, browser] = await Promise.all([startService("planning"), chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] })]);
+  [service, browser] = await startServiceAndBrowser("planning");
   await service.operator("POST", "/companies", {
     slug: service.slug,
     companyname: "Planning Logistics",
@@ -68,14 +64,7 @@ beforeAll(async () => {
   elsewhereId = await delivery(8, { custom_id: "P-elsewhere", supplierlocation_id: lager.id });
 }, 300_000);
 
-afterEach(async (ctx) => {
-  if (ctx.task.result?.state === "fail") await page.screenshot({ path: `${SHOTS}/failed-planning-${ctx.task.name.slice(0, 30).replace(/\W+/g, "-")}.png`, fullPage: true });
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await service?.stop();
-});
+takePicturesAndStop(() => ({ browser, service }));
 
 const notReloaded = () => page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded === true);
 
@@ -83,13 +72,10 @@ describe("planning in the console", () => {
   it("logs in and tells apart tours that separate calculations both named \"Tour 1\"", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
-    page.on("pageerror", (e) => pageErrors.push(e.message));
     // The browser logs refused calls (the 422s these tests provoke) as console errors: only other errors count.
-    page.on("console", (m) => m.type() === "error" && !/status of 422/.test(m.text()) && pageErrors.push(m.text()));
+    watchErrors(page, "console", pageErrors, (text) => /status of 422/.test(text));
     await page.goto(`${service.base}/${service.slug}/console`);
-    await page.getByLabel("Email").fill(DISPATCHER.email);
-    await page.getByLabel("Password").fill(DISPATCHER.password);
-    await page.getByRole("button", { name: "Log in" }).click();
+    await logIn(page, DISPATCHER);
     await page.getByLabel("Day", { exact: true }).fill(tomorrow);
     await expect.poll(() => page.locator("button.route-item").count()).toBe(2);
     // Set once: a reload would lose it, so a test still seeing it knows the page was never reloaded.

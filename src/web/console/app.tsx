@@ -29,21 +29,21 @@ import { RouteActions } from "./route-edit";
 import { tourNames } from "./route-names";
 import { Upload } from "./upload";
 import { Variants } from "./variants";
+import { STATUS_CLASS, isLate, reported } from "./stops";
+import { AreaLayer } from "./areas";
+import { Timeline } from "./timeline";
 
 /** Okabe–Ito: distinguishable with the common colour-vision deficiencies (yellow last: weakest on white). */
 export const PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#F0E442"];
 
 const SHOWN_ROUTE_STATUSES: number[] = [RouteStatus.new, RouteStatus.assigned, RouteStatus.accepted, RouteStatus.ontheway, RouteStatus.finished];
 const OPEN_DELIVERY_STATUSES = [DeliveryStatus.none, DeliveryStatus.undelivered];
-const STATUS_CLASS: Record<number, string> = { 0: "open", 1: "planned", 2: "delivered", 3: "undelivered", 4: "cancelled" };
 
 interface Position {
   at: LngLat;
   timestamp: string;
 }
 
-const isLate = (d: Delivery) => !!(d.eta_from && d.pdt_to && d.eta_from > d.pdt_to && !reported(d));
-const reported = (d: Delivery) => d.status === DeliveryStatus.delivered || d.status === DeliveryStatus.undelivered || d.status === DeliveryStatus.cancelled;
 const routeDay = (r: Route) => r.tst_from ?? r.deliveries.find((d) => d.pdt_from)?.pdt_from ?? null;
 const lngLat = (p: Point | null | undefined): LngLat | null => (p ? [p.coordinates[0], p.coordinates[1]] : null);
 
@@ -61,6 +61,7 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
   const [live, setLive] = useState<LiveState>("connecting");
   const [error, setError] = useState("");
   const [processes, setProcesses] = useState<Map<string, ProcessView>>(new Map());
+  const [view, setView] = useState<"map" | "timeline">("map");
   const mapEl = useRef<HTMLDivElement>(null);
   const map = useRef<DispatchMap | null>(null);
 
@@ -182,6 +183,10 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
   }, [dayRoutes, lines, focused, depot]);
 
   useEffect(() => {
+    if (view === "map") map.current?.resize();
+  }, [view]);
+
+  useEffect(() => {
     for (const [id, p] of positions) map.current?.setDriver(id, driverName(id), p.at, p.timestamp);
   }, [positions, drivers]);
 
@@ -254,7 +259,22 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
           <OpenDeliveries api={api} day={day} deliveries={dayOpen} process={latest("optimisation")} onProcess={track} />
           <Upload api={api} process={latest("upload")} onProcess={track} />
         </aside>
-        <div class="map" ref={mapEl} role="region" aria-label="Map of routes, stops and drivers" />
+        <div class="main-view">
+          <div class="view-bar">
+            <div role="group" aria-label="View" class="view-switch">
+              {(["map", "timeline"] as const).map((v) => (
+                <button type="button" class="secondary" aria-pressed={view === v} onClick={() => setView(v)}>
+                  {v === "map" ? "Map" : "Timeline"}
+                </button>
+              ))}
+            </div>
+            <div hidden={view !== "map"}>
+              <AreaLayer api={api} map={map} drivers={drivers} />
+            </div>
+          </div>
+          <div class="map" ref={mapEl} role="region" aria-label="Map of routes, stops and drivers" hidden={view !== "map"} />
+          {view === "timeline" && <Timeline api={api} day={day} routes={dayRoutes} open={dayOpen} names={names} colour={colour} driverName={driverName} onChanged={scheduleRefresh} />}
+        </div>
       </div>
     </div>
   );

@@ -26,6 +26,10 @@ export interface MapRoute {
   stops: MapStop[];
 }
 
+/** The map pane of area layers: under the routes and stops. */
+export const AREA_PANE = "areas";
+const OUTLINE_PANE = "outline";
+
 const toLatLng = ([lng, lat]: LngLat): L.LatLngExpression => [lat, lng];
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
@@ -34,11 +38,15 @@ export class DispatchMap {
   private readonly routes = L.layerGroup();
   private readonly drivers = new Map<number, L.Marker>();
   private depot: L.Marker | null = null;
+  private overlay: L.Layer | null = null;
   private bounds: Map<number, L.LatLngBounds> = new Map();
   private fitted = false;
 
   constructor(el: HTMLElement) {
     this.map = L.map(el, { zoomControl: true, attributionControl: !!MAP_TILE_URL, keyboard: true }).setView([51.2, 10.4], 6);
+    // Panes under the routes' overlay pane (z-index 400): the country outlines at the bottom, the areas above them.
+    this.map.createPane(OUTLINE_PANE).style.zIndex = "250";
+    this.map.createPane(AREA_PANE).style.zIndex = "350";
     if (MAP_TILE_URL) L.tileLayer(MAP_TILE_URL, { maxZoom: 19, attribution: "Map data © OpenStreetMap contributors" }).addTo(this.map);
     else void this.drawOutline();
     this.routes.addTo(this.map);
@@ -48,9 +56,8 @@ export class DispatchMap {
     const res = await fetch("/assets/countries-110m.json");
     if (!res.ok) return;
     const topo = (await res.json()) as { objects: { countries: unknown } };
-    L.geoJSON(feature(topo, topo.objects.countries), { interactive: false, style: { className: "country-outline", color: "#9aa3ad", weight: 1, fillColor: "#ffffff", fillOpacity: 1 } })
-      .addTo(this.map)
-      .bringToBack();
+    L.geoJSON(feature(topo, topo.objects.countries), { interactive: false, pane: OUTLINE_PANE, style: { className: "country-outline", color: "#9aa3ad", weight: 1, fillColor: "#ffffff", fillOpacity: 1 } })
+      .addTo(this.map);
   }
 
   setDepot(at: LngLat | null) {
@@ -87,6 +94,18 @@ export class DispatchMap {
       this.fitted = true;
       this.fitAll();
     }
+  }
+
+  /** An optional layer under the routes (the tour and postal-code areas; drawn in the pane `AREA_PANE`); null removes it. */
+  setOverlay(layer: L.Layer | null) {
+    this.overlay?.remove();
+    this.overlay = layer;
+    layer?.addTo(this.map);
+  }
+
+  /** After the container was hidden (timeline view) or resized. */
+  resize() {
+    this.map.invalidateSize();
   }
 
   fitAll() {

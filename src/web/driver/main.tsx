@@ -3,6 +3,7 @@ import "./driver.css";
 import { render } from "preact";
 import { Shell } from "../shared/shell";
 import { DriverApp } from "./app";
+import { registerShellWorker } from "./pwa";
 
 render(
   <Shell app="driver" title="Driver" roles={["driver"]}>
@@ -10,3 +11,4 @@ render(
   </Shell>,
   document.getElementById("app")!,
 );
+registerShellWorker();

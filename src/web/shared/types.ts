@@ -26,6 +26,9 @@ export interface Delivery {
   eta_to: string | null;
   els: number | null;
   load: number | null;
+  /** Planned stay (service start to departure) of a routed delivery. */
+  tdt_from: string | null;
+  tdt_to: string | null;
   notes: string | null;
   drivernotes: string | null;
   notify_customer: boolean;

@@ -1,0 +1,10 @@
+/** What the console's views (side panel, map, timeline) say about a route's stops. */
+import { type Delivery, DeliveryStatus } from "../shared/types";
+
+/** CSS class per delivery status (map markers, lists, timeline blocks). */
+export const STATUS_CLASS: Record<number, string> = { 0: "open", 1: "planned", 2: "delivered", 3: "undelivered", 4: "cancelled" };
+
+export const reported = (d: Delivery) => d.status === DeliveryStatus.delivered || d.status === DeliveryStatus.undelivered || d.status === DeliveryStatus.cancelled;
+
+/** Expected after its window closes and not yet reported. */
+export const isLate = (d: Delivery) => !!(d.eta_from && d.pdt_to && d.eta_from > d.pdt_to && !reported(d));
