@@ -14,7 +14,7 @@ import { companies, users } from "../src/worker/db/schema";
 import type { RoutingMessage, RoutingPartJob } from "../src/worker/env";
 import worker from "../src/worker/index";
 import { startRouting } from "../src/worker/services/routing";
-import { ORIGIN, type TestCompany, createCompany, tomorrowAt } from "./helpers";
+import { ORIGIN, type TestCompany, createCompany, tomorrowAt, until } from "./helpers";
 
 /** A seeded scatter over Berlin with two-hour windows tomorrow and loads 1-3. */
 function deliverydata(n: number, tag: string) {
@@ -27,15 +27,6 @@ function deliverydata(n: number, tag: string) {
 }
 
 const meta = (record: { meta: string }) => JSON.parse(record.meta) as Record<string, unknown>;
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 const finalOf = (co: TestCompany, pid: string) =>
   until(async () => {
