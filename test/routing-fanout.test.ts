@@ -110,7 +110,10 @@ describe("big plans in parts", () => {
     expect(parts.length).toBeGreaterThanOrEqual(2);
     const [first, ...rest] = parts;
     await deliver("dispatch-routing", [first]);
-    expect(meta((await stub.getProcess(processId))!.routing)).toMatchObject({ parts_total: parts.length, parts_done: 1 });
+    const afterFirst = meta((await stub.getProcess(processId))!.routing);
+    expect(afterFirst).toMatchObject({ parts_total: parts.length, parts_done: 1 });
+    // Progress: 15 % for the first solution, the parts' 70 % as they come in.
+    expect(afterFirst.progress).toBeCloseTo(0.15 + 0.7 / parts.length, 1);
     await deliver("dispatch-routing", [first]);
     // Another result for the part: say, its first tour alone.
     const other = [{ vehicleId: "vehicle-1", jobIds: ["1"] }];

@@ -103,6 +103,20 @@ interface Parts {
   deadline: number;
   /** The merge job was sent: later results are ignored. */
   merging: boolean;
+  /** The process's progress when no part is in, and when all are. */
+  progress: [number, number];
+}
+
+/** How a plan's parts are to be collected (`startParts`). */
+export interface PartsPlan {
+  /** When to merge without the parts still missing. */
+  deadline: number;
+  /** The watchdog's new deadline for the whole process (after the merge's final pass). */
+  finalBy: number;
+  /** The job that merges the parts. */
+  job: RoutingMergeJob;
+  /** Progress of the process with none and with all parts in. */
+  progress: [number, number];
 }
 
 /** A fresh action record: progress 1 when it is already done or skipped, 0 otherwise. */
@@ -469,21 +483,20 @@ export class CompanyCoordinator extends DurableObject<Env> {
   /**
    * A big plan goes to several consumers in parts (services/routing-fanout.ts):
    * the run holding the claim `attempt` registers the parts' initial tours
-   * before it sends them. `deadline`: when to merge without the parts still
-   * missing; `finalBy`: the watchdog's new deadline for the whole process.
-   * False when the claim was handed over or the process is final.
+   * before it sends them. False when the claim was handed over or the
+   * process is final.
    */
-  async startParts(processId: string, attempt: string, parts: FanOutPart[], deadline: number, finalBy: number, job: RoutingMergeJob): Promise<boolean> {
+  async startParts(processId: string, attempt: string, parts: FanOutPart[], { deadline, finalBy, job, progress }: PartsPlan): Promise<boolean> {
     const state = await this.getProcess(processId);
     if (!state || isFinal(state.final.status) || !(await this.holdsClaim(processId, attempt))) return false;
     // Parts of an earlier run of the same process are void.
     await this.deleteKeys([...(await this.ctx.storage.list({ prefix: partPrefix(processId) })).keys()]);
     for (const part of parts) await this.ctx.storage.put(partKey(processId, part.id, "initial"), part);
-    await this.ctx.storage.put(partsKey(processId), { attempt, job, total: parts.length, done: [], deadline, merging: false } satisfies Parts);
+    await this.ctx.storage.put(partsKey(processId), { attempt, job, total: parts.length, done: [], deadline, merging: false, progress } satisfies Parts);
     const watch = await this.ctx.storage.get<Watch>(watchKey(processId));
     if (watch) await this.ctx.storage.put(watchKey(processId), { ...watch, deadline: finalBy, window: finalBy - Date.now() });
     await this.arm();
-    await this.updateProcess(processId, "routing", { meta: { parts_total: parts.length, parts_done: 0, parts_deadline: formatDateTime(deadline) } });
+    await this.updateProcess(processId, "routing", { meta: { progress: progress[0], parts_total: parts.length, parts_done: 0, parts_deadline: formatDateTime(deadline) } });
     return true;
   }
 
@@ -507,7 +520,9 @@ export class CompanyCoordinator extends DurableObject<Env> {
     if (tours) await this.ctx.storage.put(partKey(processId, partId, "result"), tours);
     parts.done.push(partId);
     await this.ctx.storage.put(partsKey(processId), parts);
-    await this.updateProcess(processId, "routing", { meta: { parts_done: parts.done.length } });
+    const [from, to] = parts.progress;
+    const progress = Math.round((from + ((to - from) * parts.done.length) / parts.total) * 100) / 100;
+    await this.updateProcess(processId, "routing", { meta: { progress, parts_done: parts.done.length } });
     if (parts.done.length === parts.total) await this.merge(processId);
     return true;
   }

@@ -83,7 +83,8 @@ export async function startFanOut(env: Env, job: Omit<RoutingMergeJob, "kind">, 
   const summary: FanOutPart[] = parts.map(({ id, initial, vehicleIds }) => ({ id, initial, vehicleIds }));
   const coordinator = companyStub(env, job.companyId);
   const finalBy = deadline + finalPassMs(budgetMs) + PARTS_MARGIN_MS;
-  if (!(await coordinator.startParts(job.processId, job.attempt, summary, deadline, finalBy, { kind: "routing-merge", ...job }))) return false;
+  const plan = { deadline, finalBy, job: { kind: "routing-merge" as const, ...job }, progress: [FIRST_SHARE, FIRST_SHARE + PARTS_SHARE] as [number, number] };
+  if (!(await coordinator.startParts(job.processId, job.attempt, summary, plan))) return false;
   for (let i = 0; i < messages.length; i += 100) await env.ROUTING_QUEUE.sendBatch(messages.slice(i, i + 100).map((body) => ({ body })));
   return true;
 }
