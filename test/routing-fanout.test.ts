@@ -104,6 +104,17 @@ describe("big plans in parts", () => {
     expect((await env.UPLOADS.list({ prefix: `fanout/${co.id}/${res.body.process_id}/` })).objects).toEqual([]);
   });
 
+  it("a plan whose first solution leaves deliveries out is not split: it is searched on and fails as the single path does", async () => {
+    const co = await createCompany();
+    const res = await co.api("POST", "/calcroute/optimized/timewindow?num_vehicles=2", { body: { deliverydata: deliverydata(70, "few"), vehcapacities: [20] } });
+    expect(res.status).toBe(202);
+    const state = await finalOf(co, res.body.process_id);
+    expect(state.final.status).toBe("failed");
+    const routing = meta(state.routing);
+    expect(routing.parts_total).toBeUndefined();
+    expect((routing.unassigned as unknown[]).length).toBeGreaterThan(0);
+  });
+
   it("a redelivered part message or a second result for the same part changes nothing", async () => {
     const co = await createCompany();
     const { processId, parts, stub } = await fannedOut(co, 70, "dup");

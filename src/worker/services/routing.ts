@@ -330,17 +330,20 @@ export async function runRouting(
     const problem = await withRoadMatrices(engine, buildProblem(params, planned, origin));
     let lastReported = 0;
     const reports: Promise<unknown>[] = [];
-    /** Progress of the search, `share` being the part of the whole process it stands for. */
-    const search = (options: SolveOptions, share = 1) =>
-      solve(problem, {
+    /** A search reported as the span `from` .. `to` of the process's progress. */
+    const search = (options: SolveOptions, from = 0, to = 1) => {
+      lastReported = 0;
+      return solve(problem, {
         seed: 1,
         ...options,
         onProgress: (p) => {
           if (p.fraction - lastReported < 0.1) return;
           lastReported = p.fraction;
-          reports.push(coordinator.updateProcess(processId, "routing", { meta: { progress: Math.round(p.fraction * share * 100) / 100, tours: p.tours, unassigned: p.unassigned } }));
+          const progress = Math.round((from + p.fraction * (to - from)) * 100) / 100;
+          reports.push(coordinator.updateProcess(processId, "routing", { meta: { progress, tours: p.tours, unassigned: p.unassigned } }));
         },
       });
+    };
 
     let solution: Solution;
     if (mode === "merge") {
@@ -349,11 +352,11 @@ export async function runRouting(
       solution = await mergeParts(problem, collected.parts, collected.results, { timeLimitMs: searchMs, seed: 1 });
     } else if (mode === "fan-out" && !params.fixOrder && fansOut(env, planned.length)) {
       const firstMs = Math.round(params.timeBudgetMs * FIRST_SHARE);
-      const first = await search({ timeLimitMs: firstMs }, FIRST_SHARE);
+      const first = await search({ timeLimitMs: firstMs }, 0, FIRST_SHARE);
       await Promise.allSettled(reports);
       // A plan that leaves deliveries out or widens windows is not split: it is searched on here.
       if (!first.unassigned.length && !first.relaxed.length && (await startFanOut(env, { companyId, processId, attempt, apiBase }, params.timeBudgetMs, problem, first))) return null;
-      solution = await search({ timeLimitMs: params.timeBudgetMs - firstMs, initial: toursOf(first) });
+      solution = await search({ timeLimitMs: params.timeBudgetMs - firstMs, initial: toursOf(first) }, FIRST_SHARE);
     } else {
       solution = await search({ timeLimitMs: params.timeBudgetMs });
     }
