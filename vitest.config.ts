@@ -38,6 +38,9 @@ export default defineConfig({
                 OPERATOR_TOKEN: "test-operator-token",
                 // Short solver runs keep the suite fast; quality is measured by the benchmarks.
                 ROUTING_TIME_BUDGET_MS: "700",
+                // Plans from 60 deliveries go to consumers in parts of about 20 (test/routing-fanout.test.ts).
+                ROUTING_FANOUT_MIN_STOPS: "60",
+                ROUTING_FANOUT_PART_STOPS: "20",
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
                 // Long fuzz runs: `npm run fuzz -- --runs N --seed S` (scripts/fuzz.mjs) sets these.
                 FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",

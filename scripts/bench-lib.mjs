@@ -13,7 +13,8 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /**
  * Starts the service. `vars` are extra `--var NAME:value` settings;
  * `config` rewrites the text of wrangler.toml for this run (the rewritten
- * copy lives in the state folder, its paths made absolute). `inspectorPort`
+ * copy lives in the state folder, its paths made absolute: main, migrations,
+ * assets, and the build runs in the repository). `inspectorPort`
  * opens the devtools protocol (CPU profiles).
  */
 export async function startService({ port, vars = {}, config, inspectorPort } = {}) {
@@ -23,7 +24,9 @@ export async function startService({ port, vars = {}, config, inspectorPort } = 
   if (config) {
     const text = config(readFileSync(configPath, "utf8"))
       .replace(/^main = "(.+)"$/m, (_, p) => `main = ${JSON.stringify(resolve(p))}`)
-      .replace(/^migrations_dir = "(.+)"$/m, (_, p) => `migrations_dir = ${JSON.stringify(resolve(p))}`);
+      .replace(/^migrations_dir = "(.+)"$/m, (_, p) => `migrations_dir = ${JSON.stringify(resolve(p))}`)
+      .replace(/^(directory|watch_dir) = "(.+)"$/gm, (_, key, p) => `${key} = ${JSON.stringify(resolve(p))}`)
+      .replace(/^\[build\]$/m, `[build]\ncwd = ${JSON.stringify(resolve("."))}`);
     configPath = join(state, "wrangler.toml");
     writeFileSync(configPath, text);
   }

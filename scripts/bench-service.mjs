@@ -5,13 +5,28 @@
  * bench-load.mjs.
  *
  *   npm run bench:routing [-- --sizes 200,1000]   async routing: request -> process `final` finished
+ *       [--seconds S]        search time per plan (time_budget_seconds; default: from the plan's size)
+ *       [--consumers K]      routing consumers at once (max_concurrency of dispatch-routing; default: wrangler.toml)
+ *       [--fanout-min N]     ROUTING_FANOUT_MIN_STOPS (plans from N deliveries go to consumers in parts)
  *   npm run bench:api                             hot API paths: tracking batches, lists, search
  */
 import { parseArgs } from "node:util";
 import { sleep, startService } from "./bench-lib.mjs";
 
-const { values } = parseArgs({ options: { mode: { type: "string", default: "routing" }, sizes: { type: "string", default: "200,1000" }, port: { type: "string", default: "8799" } } });
-const { call, company, user, stop } = await startService({ port: values.port });
+const { values } = parseArgs({
+  options: {
+    mode: { type: "string", default: "routing" },
+    sizes: { type: "string", default: "200,1000" },
+    port: { type: "string", default: "8799" },
+    seconds: { type: "string" },
+    consumers: { type: "string" },
+    "fanout-min": { type: "string" },
+  },
+});
+const vars = values["fanout-min"] ? { ROUTING_FANOUT_MIN_STOPS: values["fanout-min"] } : {};
+/** `max_concurrency` on the routing queue's consumer (the first `[[queues.consumers]]` entry for dispatch-routing). */
+const config = values.consumers ? (text) => text.replace(/(\[\[queues\.consumers\]\]\nqueue = "dispatch-routing"\n)/, `$1max_concurrency = ${Number(values.consumers)}\n`) : undefined;
+const { call, company, user, stop } = await startService({ port: values.port, vars, config });
 
 /** A seeded scatter of deliveries over Berlin with two-hour windows tomorrow. */
 function deliveryData(n, seed = 11) {
@@ -31,11 +46,15 @@ const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
 async function benchRouting() {
-  console.log("async routing through the local service (deliverydata import + solve + write); solver budget ROUTING_TIME_BUDGET_MS default 8000");
+  console.log(
+    `async routing through the local service (deliverydata import + solve + write); search time ${values.seconds ? `${values.seconds} s` : "from the plan's size"}` +
+      `, routing consumers ${values.consumers ?? "as wrangler.toml"}, parts from ${values["fanout-min"] ?? "ROUTING_FANOUT_MIN_STOPS"} deliveries`,
+  );
   for (const n of values.sizes.split(",").map(Number)) {
     const { slug, token } = await company();
     const t0 = performance.now();
-    const started = await call("POST", `/${slug}/api/calcroute/optimized/timewindow?num_vehicles=${Math.ceil(n / 12)}`, { token, body: { deliverydata: deliveryData(n), vehcapacities: [40] } });
+    const budget = values.seconds ? `&time_budget_seconds=${values.seconds}` : "";
+    const started = await call("POST", `/${slug}/api/calcroute/optimized/timewindow?num_vehicles=${Math.ceil(n / 12)}${budget}`, { token, body: { deliverydata: deliveryData(n), vehcapacities: [40] } });
     const accepted = performance.now() - t0;
     if (started.status !== 202) throw new Error(`calcroute ${n}: ${started.status} ${JSON.stringify(started.body)}`);
     let final;
@@ -48,7 +67,9 @@ async function benchRouting() {
     if (final.status === "failed") console.log(`  failed: ${final.meta}`);
     const routes = (await call("GET", `/${slug}/api/process/status/${started.body.process_id}?response_data=base`, { token })).body;
     const distance = routes.objects?.reduce((a, r) => a + r.distance, 0) ?? 0;
-    console.log(`${String(n).padStart(5)} deliveries: accepted (202) after ${ms(accepted)}, final ${final.status} after ${ms(total)}; ${routes.num_results ?? 0} tours, ${(distance / 1000).toFixed(1)} km`);
+    const routing = JSON.parse((await call("GET", `/${slug}/api/process/status/${started.body.process_id}/routing`, { token })).body.meta);
+    const parts = routing.parts_total ? `; ${routing.parts_done}/${routing.parts_total} parts in${routing.parts_missing ? `, ${routing.parts_missing} missing` : ""}` : "";
+    console.log(`${String(n).padStart(5)} deliveries: accepted (202) after ${ms(accepted)}, final ${final.status} after ${ms(total)}; ${routes.num_results ?? 0} tours, ${(distance / 1000).toFixed(1)} km${parts}`);
   }
 }
 

@@ -113,3 +113,13 @@ export async function routeAndStart(co: TestCompany, deliveryIds: number[], deli
   if (started.status !== 200) throw new Error(`start failed: ${started.status} ${started.text}`);
   return { driver, routeId, started };
 }
+
+/** Polls `probe` every 100 ms until it answers something (at most 15 s). */
+export async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 150; i++) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}

@@ -14,7 +14,7 @@ import { companies, users } from "../src/worker/db/schema";
 import type { RoutingJob } from "../src/worker/env";
 import worker from "../src/worker/index";
 import { startRouting } from "../src/worker/services/routing";
-import { ORIGIN, type TestCompany, createCompany, insertAddress } from "./helpers";
+import { ORIGIN, type TestCompany, createCompany, insertAddress, until } from "./helpers";
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -37,15 +37,6 @@ async function listen(co: TestCompany) {
   const messages: LiveMessage[] = [];
   ws.addEventListener("message", (e) => messages.push(JSON.parse(e.data as string)));
   return { ws, messages };
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 150; i++) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** A routing process registered as the HTTP handler does, but whose queue message is lost (never sent). */

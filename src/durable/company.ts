@@ -6,7 +6,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { createDb } from "../worker/db/client";
-import type { Env, Role, RoutingJob } from "../worker/env";
+import type { Env, Role, RoutingJob, RoutingMergeJob } from "../worker/env";
 import { RouteStatus } from "../worker/domain/states";
 import { formatDateTime } from "../worker/lib/time";
 import { type LifecycleOp, type LifecycleOutcome, applyLifecycleOp, updateEtas } from "../worker/services/route-lifecycle";
@@ -30,6 +30,12 @@ const processKey = (pid: string) => `process:${pid}`;
 const ownerKey = (pid: string) => `process:${pid}:owner`;
 const finishedAtKey = (pid: string) => `process:${pid}:finished`;
 const watchKey = (pid: string) => `watch:${pid}`;
+const partsKey = (pid: string) => `parts:${pid}`;
+/** A part's initial tours (`:initial`) and its improved tours (`:result`). */
+const partPrefix = (pid: string) => `part:${pid}:`;
+const partKey = (pid: string, id: number, what: "initial" | "result") => `${partPrefix(pid)}${id}:${what}`;
+/** Objects of a plan's parts in the UPLOADS bucket. */
+export const fanOutPrefix = (companyId: number, pid: string) => `fanout/${companyId}/${pid}/`;
 /** Index of final processes by the time they became final: zero-padded, so keys sort by time. */
 const finishedIndexKey = (at: number, pid: string) => `finished:${String(at).padStart(15, "0")}:${pid}`;
 
@@ -73,6 +79,44 @@ interface Watch {
   deadline: number;
   window: number;
   reruns: number;
+}
+
+/** Tours as job ids per vehicle (the solver's `InitialTour`). */
+export type PartTours = { vehicleId: string; jobIds: string[] }[];
+
+/** One part of a big plan: its tours in the first solution and the vehicles it may use. */
+export interface FanOutPart {
+  id: number;
+  initial: PartTours;
+  vehicleIds: string[];
+}
+
+/**
+ * A big plan improved in parts by several consumers: the run (claim) that
+ * split it, which parts are in, and when to merge without the missing ones.
+ */
+interface Parts {
+  attempt: string;
+  job: RoutingMergeJob;
+  total: number;
+  done: number[];
+  deadline: number;
+  /** The merge job was sent: later results are ignored. */
+  merging: boolean;
+  /** The process's progress when no part is in, and when all are. */
+  progress: [number, number];
+}
+
+/** How a plan's parts are to be collected (`startParts`). */
+export interface PartsPlan {
+  /** When to merge without the parts still missing. */
+  deadline: number;
+  /** The watchdog's new deadline for the whole process (after the merge's final pass). */
+  finalBy: number;
+  /** The job that merges the parts. */
+  job: RoutingMergeJob;
+  /** Progress of the process with none and with all parts in. */
+  progress: [number, number];
 }
 
 /** A fresh action record: progress 1 when it is already done or skipped, 0 otherwise. */
@@ -125,22 +169,30 @@ export class CompanyCoordinator extends DurableObject<Env> {
 
   /**
    * The object has one alarm; it serves every due time kept in storage:
-   * process deadlines (`watch:*`), the ETA refresh (`due:eta`) and pruning
-   * (`due:prune`). Sets it to the earliest of them.
+   * process deadlines (`watch:*`), the deadlines of plans in parts
+   * (`parts:*`), the ETA refresh (`due:eta`) and pruning (`due:prune`).
+   * Sets it to the earliest of them.
    */
   private async arm(): Promise<void> {
     const watches = await this.ctx.storage.list<Watch>({ prefix: "watch:" });
-    const due = [await this.ctx.storage.get<number>(ETA_DUE), await this.ctx.storage.get<number>(PRUNE_DUE), ...[...watches.values()].map((w) => w.deadline)];
+    const parts = await this.ctx.storage.list<Parts>({ prefix: "parts:" });
+    const due = [
+      await this.ctx.storage.get<number>(ETA_DUE),
+      await this.ctx.storage.get<number>(PRUNE_DUE),
+      ...[...watches.values()].map((w) => w.deadline),
+      ...[...parts.values()].filter((p) => !p.merging).map((p) => p.deadline),
+    ];
     const times = due.filter((t): t is number => t !== undefined);
     if (!times.length) return; // a stale alarm finds nothing due and sets none
     const next = Math.min(...times);
     if ((await this.ctx.storage.getAlarm()) !== next) await this.ctx.storage.setAlarm(next);
   }
 
-  /** Whatever is due: overdue processes, the ETA refresh, pruning; then the alarm for the next due time. */
+  /** Whatever is due: overdue processes, plans in parts, the ETA refresh, pruning; then the alarm for the next due time. */
   override async alarm(): Promise<void> {
     const now = Date.now();
     await this.checkDeadlines(now);
+    await this.checkParts(now);
     await this.refreshEtas(now);
     await this.prune(now);
     await this.arm();
@@ -374,6 +426,7 @@ export class CompanyCoordinator extends DurableObject<Env> {
   private async settle(processId: string): Promise<void> {
     const now = Date.now();
     await this.ctx.storage.delete(watchKey(processId));
+    await this.dropParts(processId);
     await this.ctx.storage.put(finishedAtKey(processId), now);
     await this.ctx.storage.put(finishedIndexKey(now, processId), processId);
     if ((await this.ctx.storage.get<number>(PRUNE_DUE)) === undefined) await this.ctx.storage.put(PRUNE_DUE, now + this.retentionMs());
@@ -427,6 +480,107 @@ export class CompanyCoordinator extends DurableObject<Env> {
     const stuck = steps.find((a) => state[a].status === "running") ?? steps.find((a) => state[a].status === "waiting");
     if (stuck) await this.updateProcess(processId, stuck, { status: "failed", meta: { error } });
     return this.updateProcess(processId, "final", { status: "failed", meta: { progress: 1, error } });
+  }
+
+  /**
+   * A big plan goes to several consumers in parts (services/routing-fanout.ts):
+   * the run holding the claim `attempt` registers the parts' initial tours
+   * before it sends them. False when the claim was handed over or the
+   * process is final.
+   */
+  async startParts(processId: string, attempt: string, parts: FanOutPart[], { deadline, finalBy, job, progress }: PartsPlan): Promise<boolean> {
+    const state = await this.getProcess(processId);
+    if (!state || isFinal(state.final.status) || !(await this.holdsClaim(processId, attempt))) return false;
+    // Parts of an earlier run of the same process are void.
+    await this.deleteKeys([...(await this.ctx.storage.list({ prefix: partPrefix(processId) })).keys()]);
+    for (const part of parts) await this.ctx.storage.put(partKey(processId, part.id, "initial"), part);
+    await this.ctx.storage.put(partsKey(processId), { attempt, job, total: parts.length, done: [], deadline, merging: false, progress } satisfies Parts);
+    const watch = await this.ctx.storage.get<Watch>(watchKey(processId));
+    if (watch) await this.ctx.storage.put(watchKey(processId), { ...watch, deadline: finalBy, window: finalBy - Date.now() });
+    await this.arm();
+    await this.updateProcess(processId, "routing", { meta: { progress: progress[0], parts_total: parts.length, parts_done: 0, parts_deadline: formatDateTime(deadline) } });
+    return true;
+  }
+
+  /** Whether the result of this part is still wanted: its run holds the process, it is not in yet, nothing was merged, the process is not final (cancelled). */
+  async partWanted(processId: string, attempt: string, partId: number): Promise<boolean> {
+    const parts = await this.ctx.storage.get<Parts>(partsKey(processId));
+    const state = await this.getProcess(processId);
+    return !!parts && !!state && !isFinal(state.final.status) && parts.attempt === attempt && !parts.merging && !parts.done.includes(partId) && partId >= 0 && partId < parts.total;
+  }
+
+  /**
+   * The improved tours of one part (null: the part gave up, it keeps its
+   * initial tours). Idempotent by part id: a second result for a part, a
+   * result of an older run, one after the merge began or for a final
+   * process changes nothing and answers false. The last part in sends the
+   * merge job.
+   */
+  async submitPart(processId: string, attempt: string, partId: number, tours: PartTours | null): Promise<boolean> {
+    if (!(await this.partWanted(processId, attempt, partId))) return false;
+    const parts = (await this.ctx.storage.get<Parts>(partsKey(processId)))!;
+    if (tours) await this.ctx.storage.put(partKey(processId, partId, "result"), tours);
+    parts.done.push(partId);
+    await this.ctx.storage.put(partsKey(processId), parts);
+    const [from, to] = parts.progress;
+    const progress = Math.round((from + ((to - from) * parts.done.length) / parts.total) * 100) / 100;
+    await this.updateProcess(processId, "routing", { meta: { progress, parts_done: parts.done.length } });
+    if (parts.done.length === parts.total) await this.merge(processId);
+    return true;
+  }
+
+  /** The parts and the results in, for the merge job of run `attempt` (null when another run holds the parts). */
+  async partsForMerge(processId: string, attempt: string): Promise<{ parts: FanOutPart[]; results: { id: number; tours: PartTours }[] } | null> {
+    const stored = await this.ctx.storage.get<Parts>(partsKey(processId));
+    if (!stored || stored.attempt !== attempt) return null;
+    const entries = await this.ctx.storage.list<FanOutPart | PartTours>({ prefix: partPrefix(processId) });
+    const parts: FanOutPart[] = [];
+    const results: { id: number; tours: PartTours }[] = [];
+    for (const [key, value] of entries) {
+      const [id, what] = key.slice(partPrefix(processId).length).split(":");
+      if (what === "initial") parts.push(value as FanOutPart);
+      else results.push({ id: Number(id), tours: value as PartTours });
+    }
+    return { parts, results };
+  }
+
+  /** Sends the merge job once (the flag is set before the send, and cleared again if it fails, so the alarm retries). */
+  private async merge(processId: string): Promise<void> {
+    const parts = await this.ctx.storage.get<Parts>(partsKey(processId));
+    if (!parts || parts.merging) return;
+    await this.ctx.storage.put(partsKey(processId), { ...parts, merging: true });
+    try {
+      await this.env.ROUTING_QUEUE.send(parts.job);
+    } catch (err) {
+      await this.ctx.storage.put(partsKey(processId), { ...parts, merging: false });
+      throw err;
+    }
+  }
+
+  /** Plans in parts past their deadline are merged without the missing parts (these keep their initial tours). */
+  private async checkParts(now: number): Promise<void> {
+    const all = await this.ctx.storage.list<Parts>({ prefix: "parts:" });
+    for (const [key, parts] of all) {
+      if (parts.merging || parts.deadline > now) continue;
+      const pid = key.slice("parts:".length);
+      await this.merge(pid);
+      await this.updateProcess(pid, "routing", { meta: { parts_missing: parts.total - parts.done.length } });
+    }
+  }
+
+  /** A final process needs its parts no more: their records here and their objects in R2 go. */
+  private async dropParts(processId: string): Promise<void> {
+    if ((await this.ctx.storage.get<Parts>(partsKey(processId))) === undefined) return;
+    await this.deleteKeys([partsKey(processId), ...(await this.ctx.storage.list({ prefix: partPrefix(processId) })).keys()]);
+    const companyId = await this.companyId();
+    if (companyId === undefined) return;
+    const listed = await this.env.UPLOADS.list({ prefix: fanOutPrefix(companyId, processId) });
+    if (listed.objects.length) await this.env.UPLOADS.delete(listed.objects.map((o) => o.key));
+  }
+
+  /** Deletes keys in batches of 128, the most one call takes. */
+  private async deleteKeys(keys: string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += 128) await this.ctx.storage.delete(keys.slice(i, i + 128));
   }
 
   /** Connected clients by role, for status pages and tests. */

@@ -14,3 +14,4 @@ export {
   type MatrixProvider,
 } from "./matrix";
 export { parseSolomon, solomonProblem, type SolomonInstance } from "./solomon";
+export { mergeParts, splitPlan, toursOf, type PlanPart, type SplitOptions } from "./partition";

@@ -86,6 +86,17 @@ function matrixFor(problem: Problem, cls: VehicleClassId, fallback: () => Travel
   return m;
 }
 
+/** The problem's vehicles: `vehicles`, else `numVehicles` identical cars "vehicle-1" ... (default one per job). */
+export function fleetOf(problem: Problem): Vehicle[] {
+  return (
+    problem.vehicles ??
+    Array.from({ length: problem.numVehicles ?? Math.max(1, problem.jobs.length) }, (_, i) => ({
+      id: `vehicle-${i + 1}`,
+      capacity: problem.vehicleCapacity,
+    }))
+  );
+}
+
 /** Compiles the public problem into flat arrays for the search. */
 export function compile(problem: Problem): Instance {
   const jobs = problem.jobs;
@@ -103,13 +114,7 @@ export function compile(problem: Problem): Instance {
   const embeddedDistances = () => (embedded ??= embeddedMatrix(problemPoints(problem)));
   const traffic = trafficModel(problem.traffic);
 
-  const fleet: Vehicle[] =
-    problem.vehicles ??
-    Array.from({ length: problem.numVehicles ?? Math.max(1, jobs.length) }, (_, i) => ({
-      id: `vehicle-${i + 1}`,
-      capacity: problem.vehicleCapacity,
-    }));
-  const vehicles: VehicleModel[] = fleet.map((v, index) => {
+  const vehicles: VehicleModel[] = fleetOf(problem).map((v, index) => {
     const cls = v.vehicleClass ?? "car";
     let distances: Matrix;
     let durations: Matrix;

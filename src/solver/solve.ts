@@ -11,6 +11,7 @@ import { timetable } from "./schedule";
 import { ruinAndRecreate } from "./sisr";
 import { type Objective, SolutionState } from "./state";
 import type { Problem, Solution, SolveOptions, UnassignedJob } from "./types";
+import { warmStart } from "./warm-start";
 
 /**
  * Shares of the budget: cost warm-up, then route minimisation; the rest
@@ -85,7 +86,8 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     best = fixedOrder(inst);
   } else {
     searched = true;
-    best = inst.size - 1 >= GRANULAR_CONSTRUCTION_FROM ? granularInsertion(inst) : regretInsertion(inst);
+    if (options.initial) best = warmStart(inst, options.initial);
+    else best = inst.size - 1 >= GRANULAR_CONSTRUCTION_FROM ? granularInsertion(inst) : regretInsertion(inst);
     improved(best);
     yield;
     // Cost minimisation first gives tours a sound structure (packed Solomon C2

@@ -205,6 +205,21 @@ export interface SolveOptions {
   signal?: { readonly aborted: boolean };
   /** Cancellation by polling; return true to stop. */
   shouldStop?: () => boolean;
+  /**
+   * Warm start: the tours to begin from instead of building a plan (e.g. a
+   * previous solution). Unknown or repeated ids throw; a tour that breaks a
+   * constraint is dropped and its jobs are placed again, as are jobs no tour
+   * names. The search never returns a solution worse than this start
+   * (objective order: unassigned, priority, tours, cost). Ignored with
+   * `fixOrder`.
+   */
+  initial?: readonly InitialTour[];
+}
+
+/** A tour given to the solver: a vehicle and its jobs in driving order. */
+export interface InitialTour {
+  vehicleId: string;
+  jobIds: string[];
 }
 
 export interface Stop {

@@ -7,7 +7,7 @@ import type { WebhookJob } from "./services/webhooks";
 export interface Env {
   DB: D1Database;
   COMPANY: DurableObjectNamespace<CompanyCoordinator>;
-  ROUTING_QUEUE: Queue<RoutingJob>;
+  ROUTING_QUEUE: Queue<RoutingMessage>;
   NOTIFY_QUEUE: Queue<NotificationJob>;
   WEBHOOK_QUEUE: Queue<WebhookJob>;
   UPLOADS: R2Bucket;
@@ -46,6 +46,10 @@ export interface Env {
   CORS_ORIGINS?: string;
   /** Solver search time of a plan up to 200 deliveries in ms (default 8000); larger plans get more (services/routing-budget.ts). */
   ROUTING_TIME_BUDGET_MS?: string;
+  /** Plans of at least this many deliveries are improved in parts by several routing consumers (default 1500; services/routing-fanout.ts). */
+  ROUTING_FANOUT_MIN_STOPS?: string;
+  /** Deliveries per part of such a plan, at least (default 180; whole tours, so a part ends with the tour that reaches it). */
+  ROUTING_FANOUT_PART_STOPS?: string;
   /** Days a final process record stays in the company's Durable Object (default 30). */
   PROCESS_RETENTION_DAYS?: string;
   /** Base URL of an OSRM-compatible road engine (table + route services); unset: embedded great-circle model. */
@@ -65,6 +69,31 @@ export interface RoutingJob {
   /** Absolute base of the company's API (`<origin>/<slug>/api`) for the links the job hands out. */
   apiBase: string;
 }
+
+/** One part of a big plan to improve (services/routing-fanout.ts); `key`: the part's object in `UPLOADS`. */
+export interface RoutingPartJob {
+  kind: "routing-part";
+  processId: string;
+  companyId: number;
+  /** The claim of the run that split the plan: results of an older run are ignored. */
+  attempt: string;
+  partId: number;
+  key: string;
+  /** Search time of the part, ms. */
+  budgetMs: number;
+}
+
+/** The parts of a big plan are in (or their deadline passed): merge them and write the routes, under the claim `attempt`. */
+export interface RoutingMergeJob {
+  kind: "routing-merge";
+  processId: string;
+  companyId: number;
+  attempt: string;
+  apiBase: string;
+}
+
+/** Messages of the routing queue. */
+export type RoutingMessage = RoutingJob | RoutingPartJob | RoutingMergeJob;
 
 export interface NotificationJob {
   outboxId: number;

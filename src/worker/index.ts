@@ -1,10 +1,11 @@
 /** Worker entry: HTTP through Hono, queue consumers, and the Durable Object class. */
 import { createApp } from "./app";
-import type { Db, Env, NotificationJob, RoutingJob } from "./env";
+import type { Db, Env, NotificationJob, RoutingMessage } from "./env";
 import { createDb } from "./db/client";
 import { deliverOutboxMessage, failOutboxMessage } from "./services/outbox";
 import { companyStub } from "./services/live";
 import { runRouting } from "./services/routing";
+import { givePartUp, runRoutingPart } from "./services/routing-fanout";
 import { runOneStepUpload } from "./services/uploads";
 import { type WebhookJob, deliverWebhook, webhooksBehind } from "./services/webhooks";
 
@@ -34,14 +35,19 @@ const consumers: Record<keyof typeof QUEUES, Consumer> = {
   },
   routing: {
     async run(env, db, body, messageId) {
-      const job = body as RoutingJob;
+      const job = body as RoutingMessage;
       // The message id is the same on redelivery: a retry of this message may resume its own claim.
       if (job.kind === "upload") await runOneStepUpload(env, db, job, messageId);
-      else await runRouting(env, db, job.companyId, job.processId, messageId, job.apiBase);
+      else if (job.kind === "routing-part") await runRoutingPart(env, job);
+      else if (job.kind === "routing-merge") await runRouting(env, db, job.companyId, job.processId, job.attempt, job.apiBase, "merge");
+      else await runRouting(env, db, job.companyId, job.processId, messageId, job.apiBase, "fan-out");
     },
-    noteError: (env, _db, body, error) => companyStub(env, (body as RoutingJob).companyId).noteFailedAttempt((body as RoutingJob).processId, error),
+    noteError: (env, _db, body, error) => companyStub(env, (body as RoutingMessage).companyId).noteFailedAttempt((body as RoutingMessage).processId, error),
     async giveUp(env, _db, body) {
-      await companyStub(env, (body as RoutingJob).companyId).failProcess((body as RoutingJob).processId, GAVE_UP);
+      const job = body as RoutingMessage;
+      // A part that failed every retry keeps its initial tours; the plan still finishes.
+      if (job.kind === "routing-part") await givePartUp(env, job);
+      else await companyStub(env, job.companyId).failProcess(job.processId, GAVE_UP);
     },
   },
   webhooks: {

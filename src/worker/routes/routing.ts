@@ -84,7 +84,7 @@ const ProcessRecord = z
     vague_addresses: z.array(z.unknown()),
     meta: z.string().openapi({
       description:
-        "JSON: `progress` 0..1; `error` when failed; `routing` also `expected_seconds` and `expected_finish`; `final` also `watchdog` when the job was queued again and `last_error` of a failed attempt",
+        "JSON: `progress` 0..1; `error` when failed; `routing` also `expected_seconds` and `expected_finish`, and for a big plan improved in parts by several consumers `parts_total`, `parts_done`, `parts_deadline` and `parts_missing` (parts merged with their first tours at the deadline); `final` also `watchdog` when the job was queued again and `last_error` of a failed attempt",
     }),
   })
   .openapi("ProcessRecord");

@@ -5,7 +5,7 @@
  */
 import booleanPointInPolygon from "@turf/boolean-point-in-polygon";
 import { and, asc, eq, gt, inArray, lte, or, sql } from "drizzle-orm";
-import { type Solution, type VehicleClassId, solve } from "../../solver";
+import { type Solution, type SolveOptions, type VehicleClassId, mergeParts, solve, toursOf } from "../../solver";
 import { type ProcessState, processRecord } from "../../durable/company";
 import { addresses, deliveries, driverAvailabilities, processes, routes, tourAreas, users, vehicles } from "../db/schema";
 import { DeliveryStatus, OPEN_DELIVERY_STATUSES, RouteStatus, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
@@ -20,6 +20,7 @@ import { type EventAnswer, type PendingEvent, eventInsert, eventInsertAnswer, lo
 import { companyStub, publishAll } from "./live";
 import { cancelStatements } from "./route-lifecycle";
 import { expectedWait, routingDeadline, timeBudgetMs } from "./routing-budget";
+import { FIRST_SHARE, collectedParts, fansOut, finalPassMs, startFanOut } from "./routing-fanout";
 import { prepareVehicle } from "./vehicle-records";
 import { d1Statement, inList } from "../db/sql";
 
@@ -270,18 +271,37 @@ async function loadPlannedDeliveries(db: Db, companyId: number, params: RoutingP
 export type RoutingOutcome = { ok: true; routeIds: number[] } | { ok: false; error: string; unassigned?: { delivery_id: number; reason: string; remedy: string }[] };
 
 /**
+ * How a call of `runRouting` treats the plan: `single` solves it in this
+ * call; `fan-out` (the queue consumer of a routing job) may split a big plan
+ * across consumers (routing-fanout.ts); `merge` puts the parts of a split
+ * plan together under the claim `attempt` of the run that split it.
+ */
+export type RoutingMode = "single" | "fan-out" | "merge";
+
+/**
  * Runs a registered routing process: solve and write the routes. Idempotent
  * per process (queues deliver at least once): a second run finds the claim
  * or the written routes and does nothing; a run whose claim the watchdog
- * handed to a re-run writes nothing.
+ * handed to a re-run writes nothing. Null: nothing to report from this call
+ * (another run holds the process, or the plan went to consumers in parts and
+ * the merge job will finish it).
  */
-export async function runRouting(env: Env, db: Db, companyId: number, processId: string, attempt: string, apiBase: string): Promise<RoutingOutcome | null> {
+export async function runRouting(
+  env: Env,
+  db: Db,
+  companyId: number,
+  processId: string,
+  attempt: string,
+  apiBase: string,
+  mode: RoutingMode = "single",
+): Promise<RoutingOutcome | null> {
   const coordinator = companyStub(env, companyId);
   const [process] = await db.select().from(processes).where(and(eq(processes.company_id, companyId), eq(processes.id, processId)));
   if (!process) return null;
   const params = process.params as RoutingParams;
   const started = Date.now();
-  if (!(await coordinator.claimRouting(processId, attempt, routingDeadline(params.timeBudgetMs, started)))) return null;
+  const searchMs = mode === "merge" ? finalPassMs(params.timeBudgetMs) : params.timeBudgetMs;
+  if (!(await coordinator.claimRouting(processId, attempt, routingDeadline(searchMs, started)))) return null;
   const link = resultLink(apiBase, processId);
 
   const existing = await db.select({ id: routes.id }).from(routes).where(and(eq(routes.company_id, companyId), eq(routes.process_id, processId)));
@@ -297,7 +317,7 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
   };
 
   try {
-    await coordinator.updateProcess(processId, "routing", { status: "running", meta: { progress: 0, ...expectedWait(params.timeBudgetMs, started) } });
+    if (mode !== "merge") await coordinator.updateProcess(processId, "routing", { status: "running", meta: { progress: 0, ...expectedWait(params.timeBudgetMs, started) } });
     const planned = await loadPlannedDeliveries(db, companyId, params);
     if (!planned.length) {
       await fail("None of the deliveries exists any more");
@@ -308,15 +328,36 @@ export async function runRouting(env: Env, db: Db, companyId: number, processId:
     const problem = await withRoadMatrices(engine, buildProblem(params, planned, origin));
     let lastReported = 0;
     const reports: Promise<unknown>[] = [];
-    const solution: Solution = await solve(problem, {
-      timeLimitMs: params.timeBudgetMs,
-      seed: 1,
-      onProgress: (p) => {
-        if (p.fraction - lastReported < 0.1) return;
-        lastReported = p.fraction;
-        reports.push(coordinator.updateProcess(processId, "routing", { meta: { progress: Math.round(p.fraction * 100) / 100, tours: p.tours, unassigned: p.unassigned } }));
-      },
-    });
+    /** A search reported as the span `from` .. `to` of the process's progress. */
+    const search = (options: SolveOptions, from = 0, to = 1) => {
+      lastReported = 0;
+      return solve(problem, {
+        seed: 1,
+        ...options,
+        onProgress: (p) => {
+          if (p.fraction - lastReported < 0.1) return;
+          lastReported = p.fraction;
+          const progress = Math.round((from + p.fraction * (to - from)) * 100) / 100;
+          reports.push(coordinator.updateProcess(processId, "routing", { meta: { progress, tours: p.tours, unassigned: p.unassigned } }));
+        },
+      });
+    };
+
+    let solution: Solution;
+    if (mode === "merge") {
+      const collected = await collectedParts(env, { companyId, processId, attempt }, problem);
+      if (!collected) return null;
+      solution = await mergeParts(problem, collected.parts, collected.results, { timeLimitMs: searchMs, seed: 1 });
+    } else if (mode === "fan-out" && !params.fixOrder && fansOut(env, planned.length)) {
+      const firstMs = Math.round(params.timeBudgetMs * FIRST_SHARE);
+      const first = await search({ timeLimitMs: firstMs }, 0, FIRST_SHARE);
+      await Promise.allSettled(reports);
+      // A plan that leaves deliveries out or widens windows is not split: it is searched on here.
+      if (!first.unassigned.length && !first.relaxed.length && (await startFanOut(env, { companyId, processId, attempt, apiBase }, params.timeBudgetMs, problem, first))) return null;
+      solution = await search({ timeLimitMs: params.timeBudgetMs - firstMs, initial: toursOf(first) }, FIRST_SHARE);
+    } else {
+      solution = await search({ timeLimitMs: params.timeBudgetMs });
+    }
     await Promise.allSettled(reports);
 
     if (solution.unassigned.length) {
