@@ -57,19 +57,45 @@ export function regretInsertion(inst: Instance): SolutionState {
       secondRoute[node] = r;
     }
   };
-  const refresh = (route: Route) => {
+  /**
+   * Re-evaluates the pending jobs for `route` after `inserted` went in
+   * before position `at` (a new tour: `inserted` = -1, full scan). Every
+   * other edge of the tour is unchanged and can only have become tighter
+   * (triangle inequality), so a job whose best edge survived keeps it
+   * unless the new edges are cheaper: O(1) instead of a scan of the tour.
+   */
+  const refresh = (route: Route, inserted = -1, at = -1) => {
     const known = costs.has(route);
     if (!known) {
       costs.set(route, new Float64Array(inst.size));
       positions.set(route, new Int32Array(inst.size));
     }
     const c = costs.get(route)!;
+    const pos = positions.get(route)!;
     for (const u of pending) {
       const node = inst.units[u][0];
-      // A tour only gets tighter as jobs are added (triangle inequality):
-      // a job that did not fit before still does not.
+      // A job that did not fit before still does not.
       if (known && c[node] === Infinity) continue;
-      evaluate(route, node);
+      const before = c[node];
+      const old = pos[node];
+      if (inserted < 0 || old === at) evaluate(route, node);
+      else {
+        const kept = old < at ? old : old + 1;
+        const again = route.insertionCost(node, kept);
+        // Cheaper can only come from the new edges; dearer (time-based costs) needs a full scan.
+        if (again > before + 1e-9) evaluate(route, node);
+        else {
+          c[node] = again;
+          pos[node] = kept;
+          for (const p of [at, at + 1]) {
+            const cost = route.insertionCost(node, p, c[node]);
+            if (cost < c[node]) {
+              c[node] = cost;
+              pos[node] = p;
+            }
+          }
+        }
+      }
       // The tour changed: a job ranked by it has to be re-ranked.
       if (bestRoute[node] === route || secondRoute[node] === route) rank(node);
       else offer(node, route, c[node]);
@@ -93,9 +119,10 @@ export function regretInsertion(inst: Instance): SolutionState {
       const u = pending[chosen];
       const node = inst.units[u][0];
       const route = bestRoute[node]!;
+      const at = positions.get(route)![node];
       pending.splice(chosen, 1);
-      state.apply(u, { route, vehicle: route.vehicle, cost: 0, position: positions.get(route)![node] });
-      refresh(route);
+      state.apply(u, { route, vehicle: route.vehicle, cost: 0, position: at });
+      refresh(route, node, at);
       continue;
     }
     // Nothing fits: seed a new tour with the farthest job.

@@ -28,6 +28,16 @@ describe("large plans (decomposition)", () => {
 });
 
 describe("large plans (construction)", () => {
+  it("builds a feasible first plan for 1,000 jobs by regret insertion, with time-based costs too", () => {
+    for (const costs of [undefined, { perKm: 1, perWaitingHour: 50, perTourHour: 20 }]) {
+      const p = large(1000);
+      for (const v of p.vehicles!) v.costs = costs;
+      const first = solveSync(p, { maxIterations: 1, seed: 3 });
+      expect(first.unassigned).toEqual([]);
+      expect(check(p, first)).toEqual([]);
+    }
+  });
+
   it("builds a feasible first plan for 2,000 jobs from neighbourhoods", () => {
     const p = large(2000);
     const first = solveSync(p, { maxIterations: 1, seed: 3 });

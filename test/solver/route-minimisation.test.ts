@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { check, type Problem, solveSync } from "../../src/solver";
+import { planar, vehicles } from "./helpers";
+
+/**
+ * A planted plan: `tours` tours of `perTour` jobs (load 1, capacity
+ * `perTour`), each a walk out of the depot through its own sector with
+ * windows of +-`slack` around the planted arrival. The fleet of the plan is
+ * the capacity bound, so it is the optimum.
+ */
+function planted(tours: number, perTour: number, slack: number): Problem {
+  let s = 7;
+  const rand = () => ((s = (s * 16807) % 2147483647) / 2147483647);
+  const jobs: Parameters<typeof planar>[1] = [];
+  for (let t = 0; t < tours; t++) {
+    let x = 0;
+    let y = 0;
+    let time = 0;
+    for (let k = 0; k < perTour; k++) {
+      const angle = ((t + rand()) / tours) * 2 * Math.PI;
+      const radius = 20 + 80 * rand();
+      const nx = radius * Math.cos(angle);
+      const ny = radius * Math.sin(angle);
+      time += Math.hypot(nx - x, ny - y);
+      jobs.push({ id: `t${t}-${k}`, x: nx, y: ny, service: 5, load: [1], timeWindow: { start: time - slack, end: time + slack } });
+      time += 5;
+      x = nx;
+      y = ny;
+    }
+  }
+  // Job order must not give the plan away.
+  for (let i = jobs.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [jobs[i], jobs[j]] = [jobs[j], jobs[i]];
+  }
+  const end = Math.max(...jobs.map((j) => j.timeWindow!.end)) + 200;
+  return planar({ x: 0, y: 0 }, jobs, { vehicles: vehicles(2 * tours, { capacity: [perTour], shift: { earliestStart: -slack, latestEnd: end } }) });
+}
+
+describe("route minimisation", () => {
+  it("brings a 320-job plan down to its planted fleet, the capacity bound", () => {
+    const p = planted(10, 32, 60);
+    const first = solveSync(p, { maxIterations: 1, seed: 1 });
+    const s = solveSync(p, { maxIterations: 1_000, seed: 1 });
+    expect(first.tours.length).toBeGreaterThan(10);
+    expect(check(p, s)).toEqual([]);
+    expect(s.unassigned).toEqual([]);
+    expect(s.tours.length).toBe(10);
+  });
+});
