@@ -87,12 +87,14 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
   } else {
     searched = true;
     best = inst.size - 1 >= GRANULAR_CONSTRUCTION_FROM ? granularInsertion(inst) : regretInsertion(inst);
+    improved(best);
+    yield;
+    // Local search after construction, after route minimisation and on every new best of the ruin and recreate.
     const ls = new LocalSearch(inst);
     const shouldStop = () => budget.exhausted();
     ls.run(best, rng, { shouldStop });
     const polish: Polish = (s, start) => ls.run(s, rng, { start, mask: s.scope?.mask ?? null, shouldStop });
     improved(best);
-    yield;
     // Cost minimisation first gives tours a sound structure (packed Solomon C2
     // tours left by route minimisation alone can trap the annealing); then
     // fewer tours; then cost again.
@@ -111,6 +113,8 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     const warmUp = best.routes.length - tourLowerBound(best) <= 1 ? LONG_WARM_UP_SHARE : WARM_UP_SHARE;
     best = yield* costSearch(0, warmUp, INITIAL_TEMPERATURE);
     best = yield* minimiseRoutes(best, rng, budget, warmUp + ROUTE_MINIMISATION_SHARE, improved);
+    // Ejections and perturbations leave detours behind.
+    ls.run(best, rng, { shouldStop });
     best = yield* costSearch(budget.fraction(), 1, FINAL_PHASE_TEMPERATURE);
   }
   const relaxed = relaxWindows(inst, best);
