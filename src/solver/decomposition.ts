@@ -1,7 +1,7 @@
 import type { Budget } from "./budget";
 import type { Random } from "./random";
 import type { Route } from "./route";
-import { type Annealing, ruinAndRecreate } from "./sisr";
+import { type Annealing, type Polish, ruinAndRecreate } from "./sisr";
 import type { SolutionState } from "./state";
 
 /**
@@ -74,6 +74,7 @@ export function* decomposedSearch(
   until: number,
   annealing: (progress: number) => Annealing,
   onImproved: (s: SolutionState) => void,
+  polish: Polish | null = null,
 ): Generator<void, SolutionState> {
   let state = start;
   const size = state.inst.size;
@@ -84,7 +85,7 @@ export function* decomposedSearch(
     const target = Math.max(SUBPROBLEM_JOBS, (SUBPROBLEM_TOURS * jobs) / Math.max(1, state.routes.length));
     const groups = polarGroups(state, rng, target);
     // No tours (nothing fits any vehicle): nothing to decompose; the plain search may still open one.
-    if (groups.length === 0) return yield* ruinAndRecreate(state, rng, budget, budget.fraction(), until, annealing(0), onImproved);
+    if (groups.length === 0) return yield* ruinAndRecreate(state, rng, budget, budget.fraction(), until, annealing(0), onImproved, polish);
     for (const nodes of groups) {
       const at = budget.fraction();
       if (budget.exhausted() || at >= until) break;
@@ -92,7 +93,7 @@ export function* decomposedSearch(
       for (const n of nodes) mask[n] = 1;
       state.scope = { mask, nodes };
       const end = Math.min(until, at + (span * nodes.length) / Math.max(1, jobs));
-      const result = yield* ruinAndRecreate(state, rng, budget, at, end, annealing((at - from) / (until - from)), onImproved);
+      const result = yield* ruinAndRecreate(state, rng, budget, at, end, annealing((at - from) / (until - from)), onImproved, polish);
       state.scope = null;
       result.scope = null;
       state = result;

@@ -3,7 +3,7 @@
  * queue consumer in production and by Node for benchmarks. See README.md.
  */
 export type * from "./types";
-export { solve, solveSync } from "./solve";
+export { improvePlan, type PlannedTour, solve, solveSync } from "./solve";
 export { check } from "./checker";
 export { VEHICLE_CLASSES } from "./vehicle-classes";
 export {

@@ -23,6 +23,9 @@ export interface Annealing {
   final: number;
 }
 
+/** Improves a new best solution in place, starting from the given jobs (local-search.ts). */
+export type Polish = (s: SolutionState, start: number[]) => void;
+
 export function* ruinAndRecreate(
   start: SolutionState,
   rng: Random,
@@ -31,6 +34,7 @@ export function* ruinAndRecreate(
   until: number,
   annealing: Annealing,
   onImproved: (s: SolutionState) => void,
+  polish: Polish | null = null,
 ): Generator<void, SolutionState> {
   const current = start.clone();
   let best = start;
@@ -52,11 +56,17 @@ export function* ruinAndRecreate(
       accept = obj.cost < currentObj.cost - temperature * Math.log(rng.next());
     }
     if (accept) {
+      const newBest = better(obj, bestObj);
+      const changed = newBest && polish ? current.changedJobs() : [];
       current.commit();
       currentObj = obj;
-      if (better(obj, bestObj)) {
+      if (newBest) {
+        if (polish) {
+          polish(current, changed);
+          currentObj = current.objective();
+        }
         best = current.clone();
-        bestObj = obj;
+        bestObj = currentObj;
         onImproved(best);
       }
     } else current.rollback();

@@ -1,6 +1,7 @@
 import { Budget } from "./budget";
 import { GRANULAR_CONSTRUCTION_FROM, granularInsertion, regretInsertion } from "./construction";
 import { diagnose } from "./diagnose";
+import { LocalSearch } from "./local-search";
 import { decomposedSearch, SUBPROBLEM_JOBS } from "./decomposition";
 import { compile, type Instance } from "./model";
 import { Random } from "./random";
@@ -8,7 +9,7 @@ import { relaxedJobs, relaxWindows } from "./relax";
 import type { Route } from "./route";
 import { minimiseRoutes, tourLowerBound } from "./route-minimisation";
 import { timetable } from "./schedule";
-import { ruinAndRecreate } from "./sisr";
+import { type Polish, ruinAndRecreate } from "./sisr";
 import { type Objective, SolutionState } from "./state";
 import type { Problem, Solution, SolveOptions, UnassignedJob } from "./types";
 import { warmStart } from "./warm-start";
@@ -90,6 +91,12 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     else best = inst.size - 1 >= GRANULAR_CONSTRUCTION_FROM ? granularInsertion(inst) : regretInsertion(inst);
     improved(best);
     yield;
+    // Local search after construction, after route minimisation and on every new best of the ruin and recreate.
+    const ls = new LocalSearch(inst);
+    const shouldStop = () => budget.exhausted();
+    ls.run(best, rng, { shouldStop });
+    const polish: Polish = (s, start) => ls.run(s, rng, { start, mask: s.scope?.mask ?? null, shouldStop });
+    improved(best);
     // Cost minimisation first gives tours a sound structure (packed Solomon C2
     // tours left by route minimisation alone can trap the annealing); then
     // fewer tours; then cost again.
@@ -100,19 +107,56 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     };
     const large = inst.size - 1 >= DECOMPOSE_FROM;
     const costSearch = (from: number, until: number, initial: number) => {
-      if (!large) return ruinAndRecreate(best, rng, budget, from, until, annealing(initial), improved);
+      if (!large) return ruinAndRecreate(best, rng, budget, from, until, annealing(initial), improved, polish);
       // Later rounds over the subproblems start cooler.
       const { initial: hot, final } = annealing(initial);
-      return decomposedSearch(best, rng, budget, from, until, (p) => ({ initial: hot * Math.pow(final / hot, p), final }), improved);
+      return decomposedSearch(best, rng, budget, from, until, (p) => ({ initial: hot * Math.pow(final / hot, p), final }), improved, polish);
     };
     const warmUp = best.routes.length - tourLowerBound(best) <= 1 ? LONG_WARM_UP_SHARE : WARM_UP_SHARE;
     best = yield* costSearch(0, warmUp, INITIAL_TEMPERATURE);
     best = yield* minimiseRoutes(best, rng, budget, warmUp + ROUTE_MINIMISATION_SHARE, improved);
+    // Ejections and perturbations leave detours behind.
+    ls.run(best, rng, { shouldStop });
     best = yield* costSearch(budget.fraction(), 1, FINAL_PHASE_TEMPERATURE);
   }
   const relaxed = relaxWindows(inst, best);
   const stoppedBy = budget.cancelled ? "cancelled" : searched ? "budget" : "complete";
   return output(inst, best, relaxed, originalDue, budget, seed, stoppedBy);
+}
+
+/** A tour of a given plan: a vehicle and the ids of its jobs in order. */
+export interface PlannedTour {
+  vehicleId: string;
+  jobIds: string[];
+}
+
+/**
+ * Improves a given plan with the local search alone (local-search.ts; no
+ * ruin-and-recreate, no change of the fleet except tours that empty): for
+ * plans made by hand or elsewhere. Jobs missing from the plan stay
+ * unassigned; a tour that already breaks a constraint is left as it is.
+ */
+export function improvePlan(problem: Problem, plan: PlannedTour[], options: Pick<SolveOptions, "seed"> = {}): Solution {
+  const seed = options.seed ?? 1;
+  const budget = new Budget({});
+  const inst = compile(problem);
+  const state = SolutionState.empty(inst);
+  const nodeOf = new Map(problem.jobs.map((j, i) => [j.id, i + 1]));
+  const vehicleOf = new Map(inst.vehicles.map((v) => [v.id, v]));
+  for (const t of plan) {
+    const vehicle = vehicleOf.get(t.vehicleId);
+    if (!vehicle) throw new Error(`unknown vehicle ${t.vehicleId}`);
+    const route = state.openTour(vehicle);
+    route.nodes = t.jobIds.map((id) => {
+      const node = nodeOf.get(id);
+      if (node === undefined) throw new Error(`unknown job ${id}`);
+      return node;
+    });
+    state.afterChange(route);
+  }
+  state.unassigned = state.unassigned.filter((u) => inst.units[u].some((n) => !state.routeOf[n]));
+  new LocalSearch(inst).run(state, new Random(seed));
+  return output(inst, state, new Map(), inst.due.slice(), budget, seed, "complete");
 }
 
 /**

@@ -105,6 +105,13 @@ export class SolutionState {
     this.savedUnassigned = this.unassigned.slice();
   }
 
+  /** Jobs on the tours changed since `begin()` (tours since closed excluded). */
+  changedJobs(): number[] {
+    const jobs: number[] = [];
+    for (const r of this.journal?.keys() ?? []) if (r.nodes.length > 0) jobs.push(...r.nodes);
+    return jobs;
+  }
+
   /** Keeps the changes made since `begin()`. */
   commit(): void {
     this.journal = null;

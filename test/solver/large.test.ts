@@ -14,8 +14,9 @@ describe("large plans (decomposition)", () => {
     const searched = solveSync(p, { maxIterations: 3000, seed: 3 });
     expect(check(p, searched)).toEqual([]);
     expect(searched.unassigned).toEqual([]);
-    expect(searched.tours.length).toBeLessThanOrEqual(first.tours.length);
-    expect(searched.summary.distance).toBeLessThan(first.summary.distance);
+    // Better by the objective: fewer tours, or as many and less distance (the first plan is already locally optimal).
+    const fewerTours = searched.tours.length < first.tours.length;
+    expect(fewerTours || (searched.tours.length === first.tours.length && searched.summary.distance < first.summary.distance)).toBe(true);
   });
 
   it("ends under an iteration budget when no job fits any vehicle", () => {

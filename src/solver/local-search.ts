@@ -1,0 +1,297 @@
+import type { Instance } from "./model";
+import { granularNeighbours } from "./neighbours";
+import type { Random } from "./random";
+import type { Route } from "./route";
+import { EPS, merge, seg } from "./segment";
+import type { SolutionState } from "./state";
+
+/**
+ * Granular local search in the style of HGS (Vidal 2022, "Hybrid genetic
+ * search for the CVRP: open-source implementation and SWAP* neighborhood";
+ * PyVRP): for a job u and each of its granular neighbours v (neighbours.ts)
+ * it tries
+ * - relocate of the string of 1-3 jobs starting at u to just after or just
+ *   before v (or-opt; within a tour too),
+ * - swap of strings of 1-2 jobs at u and at v (1-1, 2-1, 1-2, 2-2),
+ * - 2-opt* (exchange of tails so that u is followed by v, or v by u),
+ * - intra-tour 2-opt (reverse the piece after u up to v),
+ * and applies the first move that lowers the cost. Every move is checked
+ * with the tours' prefix and suffix summaries (route.ts), against windows,
+ * shift, maximum duration and all capacities: O(1) per move plus the jobs
+ * it moves (the reversed or shifted piece for moves within one tour).
+ *
+ * Pickup-and-delivery pairs and groups stay valid: only plain single jobs
+ * change tours; tails are exchanged only between tours without pairs or
+ * group members; tours with pairs are not reordered.
+ *
+ * Move cache (HGS's "when last modified"): a job is tested against a
+ * neighbour only when one of their two tours changed since the job was
+ * last tested, so a search that starts from a few changed tours only
+ * re-examines what those changes made possible.
+ */
+const MAX_STRING = 3;
+const MAX_SWAP = 2;
+/** An improvement must beat rounding noise (costs are sums of floats). */
+const MIN_GAIN = 1e-6;
+
+// Running concatenation of route pieces; module-level to keep the hot loop allocation-free.
+const plain = new Float64Array(3);
+const sum = new Float64Array(3);
+const peak = new Float64Array(3);
+
+/**
+ * Cost of the tour prefix(x, i) + mid[from..to) + suffix(y, j) on x's
+ * vehicle, or Infinity when it breaks a constraint; 0 when empty. y must be
+ * x or a tour of the same vehicle type (its suffix summaries are reused).
+ */
+function joinCost(x: Route, i: number, mid: ArrayLike<number>, from: number, to: number, y: Route, j: number): number {
+  const inst = x.inst;
+  const dims = x.dims;
+  const v = x.vehicle;
+  const yLen = y.nodes.length;
+  if (i === 0 && from === to && j === yLen) return 0;
+  let dur = x.fDur[i];
+  let warp = x.fWarp[i];
+  let early = x.fEarly[i];
+  let late = x.fLate[i];
+  let dist = x.fDist[i];
+  let travel = x.fTravel[i];
+  let service = x.fService[i];
+  for (let d = 0; d < dims; d++) {
+    plain[d] = x.fPlain[i * dims + d];
+    sum[d] = x.fSum[i * dims + d];
+    peak[d] = x.fPeak[i * dims + d];
+  }
+  let last = i > 0 ? x.nodes[i - 1] : 0;
+  for (let m = from; m < to; m++) {
+    const node = mid[m];
+    const t = x.time(last, node);
+    merge(dur, warp, early, late, t, inst.service[node], 0, inst.ready[node], inst.due[node]);
+    if (seg.timeWarp > EPS) return Infinity;
+    dur = seg.duration;
+    warp = seg.timeWarp;
+    early = seg.earliest;
+    late = seg.latest;
+    dist += x.dist(last, node);
+    travel += t;
+    service += inst.service[node];
+    for (let d = 0; d < dims; d++) {
+      plain[d] += inst.plain[node * dims + d];
+      sum[d] += inst.delta[node * dims + d];
+      if (sum[d] > peak[d]) peak[d] = sum[d];
+    }
+    last = node;
+  }
+  for (let d = 0; d < dims; d++) {
+    const k = j * dims + d;
+    if (plain[d] + y.bPlain[k] + Math.max(peak[d], sum[d] + y.bPeak[k]) > v.capacity[d] + EPS) return Infinity;
+  }
+  const first = j < yLen ? y.nodes[j] : -1;
+  const t = x.time(last, first);
+  merge(dur, warp, early, late, t, y.bDur[j], y.bWarp[j], y.bEarly[j], y.bLate[j]);
+  if (seg.timeWarp > EPS || seg.duration > v.maxDuration + EPS) return Infinity;
+  travel += t + y.bTravel[j];
+  service += y.bService[j];
+  dist += x.dist(last, first) + y.bDist[j];
+  return x.costOf(dist, seg.duration, Math.max(0, seg.duration - travel - service));
+}
+
+export interface LocalSearchOptions {
+  /** Jobs to start from (default: every job on a tour, in random order). */
+  start?: number[];
+  /** Partners allowed (a decomposition's scope); default: all jobs. */
+  mask?: Uint8Array | null;
+  /** Checked every few jobs; the search stops early when it returns true. */
+  shouldStop?: () => boolean;
+}
+
+export class LocalSearch {
+  readonly neighbours: Int32Array;
+  readonly k: number;
+  /** Per job: it belongs to a pair or group (must keep its tour). */
+  private readonly bound: Uint8Array;
+  private readonly anyBound: boolean;
+  private readonly lastTested: Float64Array;
+  private readonly queued: Uint8Array;
+  private readonly scratch: number[] = [];
+  private stamps = new Map<Route, number>();
+  private clock = 0;
+  /** Moves applied over the lifetime of this search (for benchmarks and tests). */
+  moves = 0;
+
+  constructor(readonly inst: Instance) {
+    const { list, count } = granularNeighbours(inst);
+    this.neighbours = list;
+    this.k = count;
+    this.bound = new Uint8Array(inst.size);
+    for (let n = 1; n < inst.size; n++) if (inst.pairRole[n] !== 0 || inst.units[inst.unitOf[n]].length > 1) this.bound[n] = 1;
+    this.anyBound = this.bound.includes(1);
+    this.lastTested = new Float64Array(inst.size);
+    this.queued = new Uint8Array(inst.size);
+  }
+
+  /** Improves `state` in place until no move of the neighbourhood lowers the cost; returns the moves applied. */
+  run(state: SolutionState, rng: Random, options: LocalSearchOptions = {}): number {
+    const { mask = null, shouldStop } = options;
+    let queue: number[];
+    if (options.start) queue = options.start.filter((n) => state.routeOf[n] !== null);
+    else {
+      queue = [];
+      for (const r of state.routes) for (const n of r.nodes) if (!mask || mask[n]) queue.push(n);
+    }
+    rng.shuffle(queue);
+    this.stamps = new Map();
+    this.clock = 1;
+    this.lastTested.fill(-1);
+    for (const n of queue) this.queued[n] = 1;
+    const before = this.moves;
+    let pops = 0;
+    while (queue.length > 0) {
+      if ((++pops & 15) === 0 && shouldStop?.()) break;
+      const u = queue.pop()!;
+      this.queued[u] = 0;
+      const changed = this.improve(state, u, mask);
+      if (!changed) continue;
+      for (const r of changed) {
+        for (const n of r.nodes) {
+          if (!this.queued[n]) {
+            this.queued[n] = 1;
+            queue.push(n);
+          }
+        }
+      }
+    }
+    for (const n of queue) this.queued[n] = 0;
+    return this.moves - before;
+  }
+
+  private stamp(r: Route): number {
+    return this.stamps.get(r) ?? 0;
+  }
+
+  /** Tries u against its neighbours; applies the first improving move and returns the tours it changed. */
+  private improve(state: SolutionState, u: number, mask: Uint8Array | null): Route[] | null {
+    const ru = state.routeOf[u];
+    if (!ru || !ru.feasible) return null;
+    const tested = this.lastTested[u];
+    this.lastTested[u] = this.clock;
+    const base = u * this.k;
+    for (let c = 0; c < this.k; c++) {
+      const v = this.neighbours[base + c];
+      if (mask && !mask[v]) continue;
+      const rv = state.routeOf[v];
+      if (!rv || !rv.feasible) continue;
+      if (Math.max(this.stamp(ru), this.stamp(rv)) <= tested) continue;
+      const pu = state.position[u];
+      const pv = state.position[v];
+      const changed = ru === rv ? this.intra(ru, pu, pv) : this.inter(ru, pu, rv, pv);
+      if (changed) {
+        this.moves++;
+        this.clock++;
+        for (const r of changed) {
+          state.afterChange(r);
+          this.stamps.set(r, this.clock);
+        }
+        return changed;
+      }
+    }
+    return null;
+  }
+
+  /** Moves between two tours; applies the first improving one. */
+  private inter(ru: Route, pu: number, rv: Route, pv: number): Route[] | null {
+    const a = ru.nodes;
+    const b = rv.nodes;
+    const base = ru.cost + rv.cost;
+    // Relocate the string a[pu..pu+len) after or before v.
+    for (let len = 1; len <= MAX_STRING && pu + len <= a.length && !this.bound[a[pu + len - 1]]; len++) {
+      const out = joinCost(ru, pu, a, 0, 0, ru, pu + len);
+      if (out === Infinity) continue;
+      for (let at = pv + 1; at >= pv; at--) {
+        const into = joinCost(rv, at, a, pu, pu + len, rv, at);
+        if (out + into < base - MIN_GAIN) {
+          b.splice(at, 0, ...a.splice(pu, len));
+          return [ru, rv];
+        }
+      }
+    }
+    // Swap a[pu..pu+lu) and b[pv..pv+lv).
+    for (let lu = 1; lu <= MAX_SWAP && pu + lu <= a.length && !this.bound[a[pu + lu - 1]]; lu++) {
+      for (let lv = 1; lv <= MAX_SWAP && pv + lv <= b.length && !this.bound[b[pv + lv - 1]]; lv++) {
+        const ca = joinCost(ru, pu, b, pv, pv + lv, ru, pu + lu);
+        if (ca === Infinity) continue;
+        if (ca + joinCost(rv, pv, a, pu, pu + lu, rv, pv + lv) < base - MIN_GAIN) {
+          const s = a.slice(pu, pu + lu);
+          a.splice(pu, lu, ...b.slice(pv, pv + lv));
+          b.splice(pv, lv, ...s);
+          return [ru, rv];
+        }
+      }
+    }
+    // 2-opt*: u then v's tail (i = pu + 1, j = pv), or v then u's tail (i = pu, j = pv + 1).
+    if (ru.vehicle.typeKey === rv.vehicle.typeKey && !this.hasBound(ru) && !this.hasBound(rv)) {
+      for (let variant = 0; variant < 2; variant++) {
+        const i = pu + 1 - variant;
+        const j = pv + variant;
+        const ca = joinCost(ru, i, a, 0, 0, rv, j);
+        if (ca === Infinity) continue;
+        if (ca + joinCost(rv, j, a, 0, 0, ru, i) < base - MIN_GAIN) {
+          const tailA = a.splice(i);
+          a.push(...b.splice(j));
+          b.push(...tailA);
+          return [ru, rv];
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Moves within one tour (not on tours with pairs: their order matters). */
+  private intra(r: Route, pu: number, pv: number): Route[] | null {
+    if (r.hasPairs) return null;
+    const nodes = r.nodes;
+    const s = this.scratch;
+    const tryPiece = (lo: number, hi: number): boolean => {
+      if (joinCost(r, lo, s, 0, s.length, r, hi) < r.cost - MIN_GAIN) {
+        nodes.splice(lo, hi - lo, ...s);
+        return true;
+      }
+      return false;
+    };
+    // Relocate the string nodes[pu..pu+len) to just after v.
+    for (let len = 1; len <= MAX_STRING && pu + len <= nodes.length; len++) {
+      if (pv >= pu && pv < pu + len) break;
+      s.length = 0;
+      if (pv > pu) {
+        for (let p = pu + len; p <= pv; p++) s.push(nodes[p]);
+        for (let p = pu; p < pu + len; p++) s.push(nodes[p]);
+        if (tryPiece(pu, pv + 1)) return [r];
+      } else if (pv + 1 < pu) {
+        for (let p = pu; p < pu + len; p++) s.push(nodes[p]);
+        for (let p = pv + 1; p < pu; p++) s.push(nodes[p]);
+        if (tryPiece(pv + 1, pu + len)) return [r];
+      }
+    }
+    // Swap u and v.
+    const lo = Math.min(pu, pv);
+    const hi = Math.max(pu, pv);
+    s.length = 0;
+    for (let p = lo; p <= hi; p++) s.push(nodes[p]);
+    s[0] = nodes[hi];
+    s[hi - lo] = nodes[lo];
+    if (tryPiece(lo, hi + 1)) return [r];
+    // 2-opt: reverse nodes[pu+1..pv] so that v follows u.
+    if (pv > pu + 1) {
+      s.length = 0;
+      for (let p = pv; p > pu; p--) s.push(nodes[p]);
+      if (tryPiece(pu + 1, pv + 1)) return [r];
+    }
+    return null;
+  }
+
+  private hasBound(r: Route): boolean {
+    if (!this.anyBound) return false;
+    for (const n of r.nodes) if (this.bound[n]) return true;
+    return false;
+  }
+}
