@@ -165,6 +165,11 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
   const dayOpen = useMemo(() => open.filter((d) => !d.pdt_from || dayOf(d.pdt_from) === day), [open, day]);
   // Numbered over the whole day, so a filter does not renumber the tours.
   const names = useMemo(() => tourNames(routes.filter((r) => !routeDay(r) || dayOf(routeDay(r)!) === day)), [routes, day]);
+  // The list follows the numbering (by start time), so "Tour 1" is always listed first.
+  const listed = useMemo(() => {
+    const rank = new Map([...names.keys()].map((id, i) => [id, i]));
+    return [...dayRoutes].sort((a, b) => (rank.get(a.id) ?? 0) - (rank.get(b.id) ?? 0));
+  }, [dayRoutes, names]);
   const colour = (r: Route) => PALETTE[routes.indexOf(r) % PALETTE.length];
   const driverName = (id: number | null) => (id === null ? "no driver" : personName(drivers.get(id)) || drivers.get(id)?.email || `driver ${id}`);
 
@@ -253,7 +258,7 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
                   </select>
                 </label>
               </div>
-              <RouteList routes={dayRoutes} names={names} colour={colour} driverName={driverName} onFocus={focus} />
+              <RouteList routes={listed} names={names} colour={colour} driverName={driverName} onFocus={focus} />
             </>
           )}
           <OpenDeliveries api={api} day={day} deliveries={dayOpen} process={latest("optimisation")} onProcess={track} />

@@ -9,7 +9,7 @@ import type { Route } from "../shared/types";
 
 const GENERATED = /^Tour \d+$/;
 
-/** Route id -> "Tour n" or "Tour n · <name>", for the routes of one day. */
+/** Route id -> "Tour n" or "Tour n · <name>", for the routes of one day, in the order of their numbers. */
 export function tourNames(dayRoutes: Route[]): Map<number, string> {
   const ordered = [...dayRoutes].sort((a, b) => (a.tst_from ?? "").localeCompare(b.tst_from ?? "") || a.id - b.id);
   return new Map(
