@@ -165,6 +165,8 @@ describe("moving deliveries", () => {
     const target = page.locator(`.tl-row[data-route-id="${routes[1].id}"]`);
     await stop(page, moved).dragTo(target.locator(".tl-label"));
     await expect.poll(() => rowWith(page, moved).getAttribute("data-route-id"), { timeout: 30_000 }).not.toBe(String(routes[0].id));
+    // A move between routes is two updates (off its route, then onto the target): the stop leaves its row after the first.
+    await expect.poll(async () => (await current(routes[1])).id, { timeout: 30_000 }).not.toBe(routes[1].id);
 
     const [from, to] = [await current(routes[0]), await current(routes[1])];
     expect(to.id).not.toBe(routes[1].id);
