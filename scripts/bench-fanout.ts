@@ -6,7 +6,7 @@
  *
  *   npm run bench:fanout -- [--jobs 2000] [--seconds 60] [--workers 1,2] [--part-jobs 180] [--seed 1]
  *
- * Same shares as the service: a first solution on 15 % of the budget, the
+ * The service's shares (`SPLIT_BUDGET`): a first solution on 15 % of the budget, the
  * parts 70 % split by their size, a final pass 15 %. Every budget is CPU
  * time of the thread that searches (`process.threadCpuUsage`), so the search
  * effort is the same whatever the machine's load and the wall time shows
@@ -15,12 +15,10 @@
  */
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker } from "node:worker_threads";
-import { check, mergeParts, type InitialTour, type PlanPart, solveSync, splitPlan, toursOf } from "../src/solver";
+import { SPLIT_BUDGET, check, mergeParts, type InitialTour, type PlanPart, solveSync, splitPlan, toursOf } from "../src/solver";
 import { cityProblem } from "./city-problem";
 
-const FIRST_SHARE = 0.15;
-const PARTS_SHARE = 0.7;
-const FINAL_SHARE = 0.15;
+const { first: FIRST_SHARE, parts: PARTS_SHARE, final: FINAL_SHARE } = SPLIT_BUDGET;
 
 /** CPU time of the calling thread, ms. */
 const threadClock = () => {

@@ -14,4 +14,4 @@ export {
   type MatrixProvider,
 } from "./matrix";
 export { parseSolomon, solomonProblem, type SolomonInstance } from "./solomon";
-export { mergeParts, splitPlan, toursOf, type PlanPart, type SplitOptions } from "./partition";
+export { SPLIT_BUDGET, mergeParts, splitPlan, toursOf, type PlanPart, type SplitOptions } from "./partition";

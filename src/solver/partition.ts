@@ -14,6 +14,13 @@ import type { InitialTour, Problem, Solution, SolveOptions, TravelMatrix } from 
 import { warmStart } from "./warm-start";
 
 /** One part of a split plan. */
+/**
+ * Shares of a plan's search time when it is split: the first solution, the
+ * parts together (each in proportion to its jobs, so together they search
+ * as long as one solve would) and the final pass after the merge.
+ */
+export const SPLIT_BUDGET = { first: 0.15, parts: 0.7, final: 0.15 } as const;
+
 export interface PlanPart {
   /** 0 .. parts - 1. */
   id: number;

@@ -3,6 +3,7 @@ import { UNBOUNDED } from "./model";
 import { applyTwoOptStar, movable, randomMoves, tailJoinPenalty } from "./moves";
 import type { Random } from "./random";
 import type { Route } from "./route";
+import { granularNeighbours } from "./neighbours";
 import { EPS, merge, seg } from "./segment";
 import type { SolutionState } from "./state";
 
@@ -24,17 +25,14 @@ const PERTURB_SLACK = 0.3;
 const SEARCH_NODES = 400_000;
 /**
  * From this many jobs on the ejection search stays near the job: only the
- * tours of its EJECTION_NEIGHBOURS most correlated jobs (distance plus
- * window incompatibility), ejections only within EJECTION_WINDOW positions
+ * tours of its EJECTION_NEIGHBOURS most correlated jobs (the local search's
+ * time-window-aware granular neighbours, neighbours.ts), ejections only within EJECTION_WINDOW positions
  * of the insertion. Its cost then no longer grows with the number of tours
  * and their length (it was a third of the CPU at 800 jobs).
  */
 export const BOUNDED_EJECTION_FROM = 300;
 const EJECTION_NEIGHBOURS = 30;
 const EJECTION_WINDOW = 10;
-/** Weights of waiting and of window violation in the correlation (Vidal et al. 2013). */
-const WAIT_WEIGHT = 0.2;
-const WARP_WEIGHT = 1;
 /**
  * Large plans: an attempt to dissolve a tour that has not brought the pool
  * to a new minimum for this many steps per job (at least STALL_MIN) is
@@ -79,7 +77,7 @@ export function* minimiseRoutes(
   const inst = state.inst;
   const bound = tourLowerBound(state);
   const penalty = new Int32Array(inst.size);
-  const near = inst.size - 1 >= BOUNDED_EJECTION_FROM ? correlatedNeighbours(state) : null;
+  const near = inst.size - 1 >= BOUNDED_EJECTION_FROM ? granularNeighbours(inst, EJECTION_NEIGHBOURS).list : null;
   // Perturbation may worsen the cost by up to the average cost per job per move.
   const perturbLimit = (PERTURB_SLACK * state.cost()) / Math.max(1, inst.size - 1);
   const active = () => !budget.exhausted() && budget.fraction() < until;
@@ -152,36 +150,6 @@ export function* minimiseRoutes(
     onImproved(state);
   }
   return state;
-}
-
-/**
- * Per job, its EJECTION_NEIGHBOURS most correlated jobs among the nearest
- * (row-major): distance plus weighted waiting and window violation when
- * one is served right after the other, the better of both orders.
- */
-function correlatedNeighbours(state: SolutionState): Int32Array {
-  const inst = state.inst;
-  const k = inst.neighbourCount;
-  const count = Math.min(k, EJECTION_NEIGHBOURS);
-  const near = new Int32Array(inst.size * count);
-  const v = inst.vehicles[0];
-  const score = (i: number, j: number) => {
-    const t = v.durations.at(i, j) * v.timeScale;
-    const arrival = inst.ready[i] + inst.service[i] + t;
-    const wait = Math.max(0, inst.ready[j] - (inst.due[i] + inst.service[i] + t));
-    return inst.distances.at(i, j) + WAIT_WEIGHT * wait + WARP_WEIGHT * Math.max(0, arrival - inst.due[j]);
-  };
-  const scores = new Float64Array(k);
-  const order = Array.from({ length: k }, (_, n) => n);
-  for (let i = 1; i < inst.size; i++) {
-    for (let n = 0; n < k; n++) {
-      const j = inst.neighbours[i * k + n];
-      scores[n] = Math.min(score(i, j), score(j, i));
-    }
-    order.sort((a, b) => scores[a] - scores[b]);
-    for (let n = 0; n < count; n++) near[i * count + n] = inst.neighbours[i * k + order[n]];
-  }
-  return near;
 }
 
 /** The tours holding one of `node`'s correlated neighbours. */

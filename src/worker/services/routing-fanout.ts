@@ -19,16 +19,16 @@
  * parallel the wall time is about (FIRST_SHARE + PARTS_SHARE / k +
  * FINAL_SHARE) x budget plus queue and storage overhead.
  */
-import { type PlanPart, type Problem, type Solution, splitPlan, solve, toursOf } from "../../solver";
+import { type PlanPart, type Problem, SPLIT_BUDGET, type Solution, splitPlan, solve, toursOf } from "../../solver";
 import { type FanOutPart, type PartTours, fanOutPrefix } from "../../durable/company";
 import type { Env, RoutingMergeJob, RoutingPartJob } from "../env";
 import { companyStub } from "./live";
 
 const DEFAULT_MIN_STOPS = 1500;
 const DEFAULT_PART_STOPS = 180;
-export const FIRST_SHARE = 0.15;
-const PARTS_SHARE = 0.7;
-const FINAL_SHARE = 0.15;
+export const FIRST_SHARE = SPLIT_BUDGET.first;
+const PARTS_SHARE = SPLIT_BUDGET.parts;
+const FINAL_SHARE = SPLIT_BUDGET.final;
 /** A part searches at least this long, however small its share. */
 const MIN_PART_MS = 250;
 /** Beyond the parts' search time (all of it, as if one consumer took every part): queue waits, storage, compiling. */
