@@ -33,7 +33,11 @@ export default defineConfig({
           cloudflareTest(async () => ({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
+              // The plugin also reads a developer's .dev.vars (which `npm run dev` creates from
+              // .dev.vars.example); every variable set there is pinned here so tests see the same
+              // environment on a fresh clone and after `npm run dev`.
               bindings: {
+                WEBHOOK_ALLOW_PRIVATE: "false",
                 JWT_SECRET: "test-jwt-secret-0123456789abcdef0123456789abcdef",
                 OPERATOR_TOKEN: "test-operator-token",
                 // Short solver runs keep the suite fast; quality is measured by the benchmarks.
