@@ -25,7 +25,7 @@ import {
 import { DeliveryForm } from "./delivery-form";
 import { DispatchMap, type LngLat, type MapRoute } from "./map";
 import { ProcessProgress, type ProcessView, processUpdate, resyncProcess, routeCancelled, startedProcess, withProcessRoutes } from "./process";
-import { RouteActions } from "./route-edit";
+import { RouteActions, type RouteActionsProps } from "./route-edit";
 import { tourNames } from "./route-names";
 import { Upload } from "./upload";
 import { Variants } from "./variants";
@@ -331,29 +331,8 @@ function RouteList({
   );
 }
 
-function RouteDetail({
-  api,
-  route,
-  name,
-  colour,
-  drivers,
-  driverName,
-  open,
-  onChanged,
-  onReplaced,
-  onBack,
-}: {
-  api: Api;
-  route: Route;
-  name: string;
-  colour: string;
-  drivers: Map<number, Driver>;
-  driverName: (id: number | null) => string;
-  open: Delivery[];
-  onChanged: () => void;
-  onReplaced: (routeId: number) => void;
-  onBack: () => void;
-}) {
+function RouteDetail({ name, colour, onBack, ...actions }: RouteActionsProps & { name: string; colour: string; onBack: () => void }) {
+  const { route, driverName } = actions;
   return (
     <section aria-labelledby="route-title" class="route-detail" data-route-id={route.id} data-status={route.status}>
       <button type="button" class="secondary" onClick={onBack}>
@@ -366,7 +345,7 @@ function RouteDetail({
         <span class="route-status">{ROUTE_STATUS_LABEL[route.status]}</span> · {driverName(route.driver_id)} · start {span(route.tst_from, route.tst_to)}
         {route.distance ? ` · ${(route.distance / 1000).toFixed(1)} km` : ""}
       </p>
-      <RouteActions api={api} route={route} drivers={drivers} driverName={driverName} open={open} onChanged={onChanged} onReplaced={onReplaced} />
+      <RouteActions {...actions} />
       <ol class="stops" data-testid="route-stops">
         {route.deliveries.map((d, i) => {
           const late = isLate(d);

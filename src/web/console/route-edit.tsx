@@ -12,7 +12,7 @@ import { type Api, errorText } from "../shared/api";
 import { placeName, span } from "../shared/format";
 import { type Delivery, DeliveryStatus, type Driver, type Route, RouteStatus } from "../shared/types";
 
-interface Props {
+export interface RouteActionsProps {
   api: Api;
   route: Route;
   drivers: Map<number, Driver>;
@@ -24,7 +24,7 @@ interface Props {
   onReplaced: (routeId: number) => void;
 }
 
-export function RouteActions({ api, route, drivers, driverName, open, onChanged, onReplaced }: Props) {
+export function RouteActions({ api, route, drivers, driverName, open, onChanged, onReplaced }: RouteActionsProps) {
   const [driver, setDriver] = useState(route.driver_id === null ? "" : String(route.driver_id));
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState("");
