@@ -11,7 +11,7 @@ import { normaliseTimeOfDay } from "../lib/time";
 import { BooleanQuery, IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { AddressInput } from "../services/address-input";
 import { RouteLineString, RouteSchema, presentRoutes } from "../services/route-records";
-import { type RoutingOutcome, routingVariants, runRouting, startRouting, updateRoute } from "../services/routing";
+import { type RoutingOutcome, RoutingVariantSchema, routingVariants, runRouting, startRouting, updateRoute } from "../services/routing";
 import { companyStub } from "../services/live";
 import { MAX_TIME_BUDGET_SECONDS } from "../services/routing-budget";
 import { apiBase } from "./company";
@@ -125,19 +125,6 @@ const updateRouteRoute = apiRoute({
   responses: { 200: jsonResponse(RouteWithLine, "The new route") },
 });
 
-const Variant = z
-  .object({
-    name: z.enum(["fewest_tours", "shorter_days", "one_more_tour"]),
-    description: z.string(),
-    tours: z.number().int(),
-    distance: z.number().int().openapi({ description: "Metres" }),
-    duration: z.number().int().openapi({ description: "Seconds, all tours together" }),
-    longest_tour: z.number().int().openapi({ description: "Seconds" }),
-    waiting: z.number().int().openapi({ description: "Seconds" }),
-    unassigned: z.array(z.number().int()),
-    sequences: z.array(z.array(z.number().int())).openapi({ description: "Delivery ids per tour in driving order" }),
-  })
-  .openapi("RoutingVariant");
 
 const variantsRoute = apiRoute({
   method: "post",
@@ -148,7 +135,7 @@ const variantsRoute = apiRoute({
     "Computes, without storing anything: `mainvariant` (one element: the fewest tours, then least cost — what routing would do) and `variants`: " +
     "`shorter_days` (days capped at 80 % of the main variant's longest tour) and `one_more_tour` (one more tour, days balanced). Each with its figures.",
   request: { body: jsonBody(z.object({ deliveryids: z.array(z.number().int().positive()).min(1).max(2000) })) },
-  responses: { 200: jsonResponse(z.object({ mainvariant: z.array(Variant), variants: z.array(Variant) }), "The variants") },
+  responses: { 200: jsonResponse(z.object({ mainvariant: z.array(RoutingVariantSchema), variants: z.array(RoutingVariantSchema) }), "The variants") },
 });
 
 const ProcessParams = z.object({ process_id: z.string().uuid().openapi({ param: { name: "process_id", in: "path" } }) });

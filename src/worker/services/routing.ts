@@ -3,6 +3,7 @@
  * parameters, register the process) and the job side (solve, write routes),
  * shared by the synchronous path and the routing queue consumer.
  */
+import { z } from "@hono/zod-openapi";
 import booleanPointInPolygon from "@turf/boolean-point-in-polygon";
 import { and, asc, eq, gt, inArray, lte, or, sql } from "drizzle-orm";
 import { type Solution, type SolveOptions, type VehicleClassId, mergeParts, solve, toursOf } from "../../solver";
@@ -520,20 +521,21 @@ export async function updateRoute(env: Env, db: Db, company: Company, userId: nu
   return { processId, outcome };
 }
 
-export interface RoutingVariant {
-  name: "fewest_tours" | "shorter_days" | "one_more_tour";
-  description: string;
-  tours: number;
-  /** Metres. */
-  distance: number;
-  /** Seconds, all tours together and the longest one. */
-  duration: number;
-  longest_tour: number;
-  waiting: number;
-  unassigned: number[];
-  /** Delivery ids per tour, in driving order. */
-  sequences: number[][];
-}
+/** One plan of POST /routingvariants, as answered (the schema is also the type). */
+export const RoutingVariantSchema = z
+  .object({
+    name: z.enum(["fewest_tours", "shorter_days", "one_more_tour"]),
+    description: z.string(),
+    tours: z.number().int(),
+    distance: z.number().int().openapi({ description: "Metres" }),
+    duration: z.number().int().openapi({ description: "Seconds, all tours together" }),
+    longest_tour: z.number().int().openapi({ description: "Seconds" }),
+    waiting: z.number().int().openapi({ description: "Seconds" }),
+    unassigned: z.array(z.number().int()),
+    sequences: z.array(z.array(z.number().int())).openapi({ description: "Delivery ids per tour in driving order" }),
+  })
+  .openapi("RoutingVariant");
+export type RoutingVariant = z.infer<typeof RoutingVariantSchema>;
 
 /**
  * POST /routingvariants: alternatives for the same deliveries, computed
