@@ -8,7 +8,7 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult, runDur
 import { exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type ProcessState, processRecord } from "../src/durable/company";
+import { type ProcessState, processRecord } from "../src/durable/processes";
 import { createDb } from "../src/worker/db/client";
 import { companies, users } from "../src/worker/db/schema";
 import type { RoutingJob } from "../src/worker/env";

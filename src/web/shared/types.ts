@@ -86,7 +86,7 @@ export const DELIVERY_STATUS_LABEL: Record<number, string> = { 0: "open", 1: "pl
 /** A symbol per delivery status, so that status never depends on colour alone. */
 export const DELIVERY_STATUS_SYMBOL: Record<number, string> = { 0: "○", 1: "●", 2: "✓", 3: "✗", 4: "–" };
 
-/** Websocket events (src/durable/company.ts `LiveEvent`). */
+/** Websocket events (src/durable/live.ts `LiveEvent`). */
 export type LiveEvent =
   | { type: "process"; process_id: string; action: string; status: string; meta: string; link?: string }
   | { type: "route"; id: number; status: number; driver_id: number | null }

@@ -2,7 +2,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { allOnOnePage } from "../db/list";
 import { and, asc, eq } from "drizzle-orm";
-import { PROCESS_ACTIONS, type ProcessState } from "../../durable/company";
+import { PROCESS_ACTIONS, type ProcessState } from "../../durable/processes";
 import { VEHICLE_CLASSES } from "../../solver";
 import { processes, routes } from "../db/schema";
 import type { AppEnv, Db } from "../env";

@@ -6,7 +6,7 @@
  * batch answers travel with the live message (`event_id`).
  */
 import { type SQL, and, asc, eq, gt, sql } from "drizzle-orm";
-import type { LiveEvent } from "../../durable/company";
+import type { LiveEvent } from "../../durable/live";
 import { events, now, webhooks } from "../db/schema";
 import type { Db } from "../env";
 

@@ -20,7 +20,7 @@
  * FINAL_SHARE) x budget plus queue and storage overhead.
  */
 import { type PlanPart, type Problem, SPLIT_BUDGET, type Solution, splitPlan, solve, toursOf } from "../../solver";
-import { type FanOutPart, type PartTours, fanOutPrefix } from "../../durable/company";
+import { type FanOutPart, type PartTours, fanOutPrefix } from "../../durable/parts";
 import type { Env, RoutingMergeJob, RoutingPartJob } from "../env";
 import { companyStub } from "./live";
 

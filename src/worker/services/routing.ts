@@ -7,7 +7,7 @@ import { z } from "@hono/zod-openapi";
 import booleanPointInPolygon from "@turf/boolean-point-in-polygon";
 import { and, asc, eq, gt, inArray, lte, or, sql } from "drizzle-orm";
 import { type Solution, type SolveOptions, type VehicleClassId, mergeParts, solve, toursOf } from "../../solver";
-import { type ProcessState, processRecord } from "../../durable/company";
+import { type ProcessState, processRecord } from "../../durable/processes";
 import { addresses, deliveries, driverAvailabilities, processes, routes, tourAreas, users, vehicles } from "../db/schema";
 import { DeliveryStatus, OPEN_DELIVERY_STATUSES, RouteStatus, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
 import { type PlannedDelivery, type RouteReplacement, type RoutingParams, type VehicleSpec, buildProblem, planRoutes, planningOrigin } from "../domain/routing-plan";

@@ -5,7 +5,7 @@
  * spreadsheet in R2 and an email with its link).
  */
 import { and, asc, eq } from "drizzle-orm";
-import { processRecord } from "../../durable/company";
+import { processRecord } from "../../durable/processes";
 import { addresses, companies, deliveries, processes, routes, users } from "../db/schema";
 import { type RowAddress, rowAddress, rowsFromSheet } from "../domain/upload-rows";
 import type { RoutingParams } from "../domain/routing-plan";

@@ -1,0 +1,28 @@
+/**
+ * The object has one alarm; it serves every due time kept in storage:
+ * process deadlines (`watch:*`), the deadlines of plans in parts
+ * (`parts:*`), the ETA refresh (`due:eta`) and pruning (`due:prune`).
+ */
+import type { Parts } from "./parts";
+import type { Watch } from "./processes";
+
+export const ETA_DUE = "due:eta";
+export const PRUNE_DUE = "due:prune";
+export const WATCH_PREFIX = "watch:";
+export const PARTS_PREFIX = "parts:";
+
+/** Sets the alarm to the earliest due time in storage. */
+export async function arm(storage: DurableObjectStorage): Promise<void> {
+  const watches = await storage.list<Watch>({ prefix: WATCH_PREFIX });
+  const parts = await storage.list<Parts>({ prefix: PARTS_PREFIX });
+  const due = [
+    await storage.get<number>(ETA_DUE),
+    await storage.get<number>(PRUNE_DUE),
+    ...[...watches.values()].map((w) => w.deadline),
+    ...[...parts.values()].filter((p) => !p.merging).map((p) => p.deadline),
+  ];
+  const times = due.filter((t): t is number => t !== undefined);
+  if (!times.length) return; // a stale alarm finds nothing due and sets none
+  const next = Math.min(...times);
+  if ((await storage.getAlarm()) !== next) await storage.setAlarm(next);
+}

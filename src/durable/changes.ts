@@ -1,0 +1,38 @@
+/**
+ * Route and delivery state changes (contract.md §5), one at a time per
+ * company. The logic is src/worker/services/route-lifecycle.ts.
+ */
+import { createDb } from "../worker/db/client";
+import { RouteStatus } from "../worker/domain/states";
+import { type LifecycleOp, type LifecycleOutcome, applyLifecycleOp } from "../worker/services/route-lifecycle";
+import type { EtaRefresh } from "./eta-refresh";
+import type { Host } from "./host";
+import type { LiveChannel } from "./live";
+
+export class ChangeQueue {
+  /** Tail of the queue of state changes: each waits for the previous one. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly host: Host,
+    private readonly live: LiveChannel,
+    private readonly etas: EtaRefresh,
+  ) {}
+
+  /**
+   * Applies a change after the previous one: the change awaits D1, which
+   * would otherwise let calls interleave between its check and its write.
+   * Then tells the live channel.
+   */
+  async apply(op: LifecycleOp): Promise<LifecycleOutcome> {
+    const run = this.tail.then(() => applyLifecycleOp(this.host.env, createDb(this.host.env.DB), op));
+    this.tail = run.catch(() => undefined);
+    const outcome = await run;
+    if (outcome.ok) {
+      for (const published of outcome.events) await this.live.broadcast(published);
+      // A route went on the way: keep its ETAs fresh while any route is on the way.
+      if (outcome.events.some(({ event }) => event.type === "route" && event.status === RouteStatus.ontheway)) await this.etas.schedule(op.company.id);
+    }
+    return outcome;
+  }
+}

@@ -1,0 +1,40 @@
+import type { Env } from "../worker/env";
+
+/**
+ * What every concern of the coordinator works with: the object's state and
+ * bindings, and the company it serves.
+ */
+export class Host {
+  private knownCompanyId?: number;
+
+  constructor(
+    readonly ctx: DurableObjectState,
+    readonly env: Env,
+  ) {}
+
+  get storage(): DurableObjectStorage {
+    return this.ctx.storage;
+  }
+
+  /**
+   * The company this object serves: its name is `company:<id>`. Calls through
+   * a stub carry the name; a woken hibernated socket may not, so it is kept
+   * in storage as well. Undefined for an object not named after a company.
+   */
+  async companyId(): Promise<number | undefined> {
+    const named = Number(this.ctx.id.name?.split(":")[1]);
+    if (Number.isInteger(named) && named > 0) {
+      if (this.knownCompanyId !== named) await this.storage.put(COMPANY_ID, named);
+      return (this.knownCompanyId = named);
+    }
+    return (this.knownCompanyId ??= await this.storage.get<number>(COMPANY_ID));
+  }
+
+  /** Deletes keys in batches of 128, the most one call takes. */
+  async deleteKeys(keys: string[]): Promise<void> {
+    for (let i = 0; i < keys.length; i += 128) await this.storage.delete(keys.slice(i, i + 128));
+  }
+}
+
+/** Storage key of the company id (src/durable/README.md lists every key). */
+export const COMPANY_ID = "companyId";
