@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { type TestCompany, createCompany, insertAddress } from "./helpers";
 
 const q = (value: unknown) => `q=${encodeURIComponent(JSON.stringify(value))}`;
@@ -96,6 +96,23 @@ describe("deliveries", () => {
     const del = await co.api("DELETE", `/delivery?${q({ filters: [{ name: "custom_id", op: "==", val: "on-the-way" }] })}`);
     expect(del.status).toBe(409);
     expect((await co.api("GET", `/delivery/${created.id}`)).body.notes).toBeNull();
+  });
+
+  it("cancels only a delivery still open: a routing run that takes it between the check and the write wins (compare-and-set)", async () => {
+    const open = (await co.api("POST", "/delivery", { body: { deliverylocation_id: target } })).body;
+    const route = await env.DB.prepare("insert into routes (company_id, status) values (?, 1) returning id").bind(co.id).first<{ id: number }>();
+    // A routing run writes its tours in one D1 batch; here it lands right before the PATCH's own batch.
+    const d1 = Object.getPrototypeOf(env.DB) as D1Database;
+    const batch = d1.batch;
+    const spy = vi.spyOn(d1, "batch").mockImplementationOnce(async function (this: D1Database, statements) {
+      await env.DB.prepare("update deliveries set route_id = ?, status = 1 where id = ?").bind(route!.id, open.id).run();
+      return batch.call(this, statements);
+    });
+    const res = await co.api("PATCH", "/delivery", { body: { id: open.id, status: 4 } });
+    spy.mockRestore();
+    expect(res.status).toBe(409);
+    expect(res.body.fields).toBe("status");
+    expect((await co.api("GET", `/delivery/${open.id}`)).body).toMatchObject({ status: 1, route_id: route!.id });
   });
 
   it("deletes by filter only, answering the count", async () => {

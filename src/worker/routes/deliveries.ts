@@ -1,7 +1,7 @@
 /** Deliveries and the lookup lists of delivery states, types and codes. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { allOnOnePage, listObjects } from "../db/list";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { deliveries, routes } from "../db/schema";
 import { DELIVERY_CODES, DELIVERY_STATUSES, DELIVERY_TYPES, DeliveryStatus, RouteStatus } from "../domain/states";
 import type { AppEnv } from "../env";
@@ -63,7 +63,8 @@ const patchDelivery = apiRoute({
   tags: ["Deliveries"],
   summary: "Change a delivery (identified by id in the body)",
   description:
-    "Any writable field. `status` may only toggle between 0 `none` and 4 `cancelled` for a delivery on no unfinished route; other state changes go through routing and `deliverydone`. " +
+    "Any writable field. `status` may only toggle between 0 `none` and 4 `cancelled` for a delivery on no route; other state changes go through routing and `deliverydone`. " +
+    "The toggle is a compare-and-set: when the delivery's status or route changed between the check and the write (e.g. a routing run put it on a route), nothing is stored and the answer is 409 naming `status`. " +
     "A delivery on a route that is on the way cannot be edited (409). Every stored change sends a `delivery` event (websocket, `delivery.updated` webhooks).",
   request: { body: jsonBody(DeliveryWritable.extend({ id: z.number().int().positive(), status: z.union([z.literal(0), z.literal(4)]).optional() })) },
   responses: { 200: jsonResponse(DeliverySchema, "The updated delivery") },
@@ -136,16 +137,24 @@ export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     // Nothing to write (e.g. only the current status sent back): the stored delivery, unchanged.
     if (!Object.keys(values).length) return c.json((await presentDeliveries(db, company.id, [existing]))[0], 200);
     // The route guard is repeated in the statement, so a route starting meanwhile still blocks the edit.
+    // The status toggle is a compare-and-set on what was checked: a routing run that took the delivery meanwhile wins.
     const editable = and(
       eq(deliveries.company_id, company.id),
       eq(deliveries.id, id),
       sql`not exists (select 1 from ${routes} where ${routes.id} = ${deliveries.route_id} and ${routes.status} = ${RouteStatus.ontheway})`,
+      ...(values.status === undefined ? [] : [eq(deliveries.status, existing.status), isNull(deliveries.route_id)]),
     );
     const update = db.update(deliveries).set(values as Partial<typeof deliveries.$inferInsert>).where(editable).returning();
     // Any edit (window, address, notes, not only the status) is news for the consoles showing it: logged with the write, only when the write applies.
     const event = { type: "delivery" as const, id, status: (values.status as number | undefined) ?? existing.status, route_id: existing.route_id };
     const [answer, [row]] = await db.batch([eventInsert(db, company.id, { event, driverId: null, when: sql`exists (select 1 from ${deliveries} where ${editable})` }), update]);
-    if (!row) throw conflict("Delivery is on a route that is on the way", "route_id");
+    if (!row) {
+      const now = await loadDelivery(c, company.id, id);
+      if (values.status !== undefined && (now.status !== existing.status || now.route_id !== null)) {
+        throw conflict(`Delivery changed meanwhile (now status ${now.status}, route ${now.route_id ?? "none"}): its status cannot change to ${status}`, "status");
+      }
+      throw conflict("Delivery is on a route that is on the way", "route_id");
+    }
     c.executionCtx.waitUntil(publishAll(c.env, company.id, loggedEvents([answer])));
     return c.json((await presentDeliveries(db, company.id, [row]))[0], 200);
   })
