@@ -1,13 +1,15 @@
 /**
  * The object has one alarm; it serves every due time kept in storage:
  * process deadlines (`watch:*`), the deadlines of plans in parts
- * (`parts:*`), the ETA refresh (`due:eta`) and pruning (`due:prune`).
+ * (`parts:*`), the ETA refresh (`due:eta`), pruning (`due:prune`) and the
+ * retry of process events not yet logged (`due:outbox`).
  */
 import type { Parts } from "./parts";
 import type { Watch } from "./processes";
 
 export const ETA_DUE = "due:eta";
 export const PRUNE_DUE = "due:prune";
+export const OUTBOX_DUE = "due:outbox";
 export const WATCH_PREFIX = "watch:";
 export const PARTS_PREFIX = "parts:";
 
@@ -18,6 +20,7 @@ export async function arm(storage: DurableObjectStorage): Promise<void> {
   const due = [
     await storage.get<number>(ETA_DUE),
     await storage.get<number>(PRUNE_DUE),
+    await storage.get<number>(OUTBOX_DUE),
     ...[...watches.values()].map((w) => w.deadline),
     ...[...parts.values()].filter((p) => !p.merging).map((p) => p.deadline),
   ];

@@ -12,6 +12,7 @@ import type { PublishedEvent } from "../worker/services/events";
 import { arm } from "./alarms";
 import { ChangeQueue } from "./changes";
 import { EtaRefresh } from "./eta-refresh";
+import { EventOutbox } from "./event-outbox";
 import { Host } from "./host";
 import { LiveChannel } from "./live";
 import { type FanOutPart, type PartTours, PlanParts, type PartsPlan } from "./parts";
@@ -22,6 +23,7 @@ export class CompanyCoordinator extends DurableObject<Env> {
   private readonly live: LiveChannel;
   private readonly etas: EtaRefresh;
   private readonly changes: ChangeQueue;
+  private readonly outbox: EventOutbox;
   private readonly processes: Processes;
   private readonly parts: PlanParts;
 
@@ -31,7 +33,8 @@ export class CompanyCoordinator extends DurableObject<Env> {
     this.live = new LiveChannel(this.host);
     this.etas = new EtaRefresh(this.host, this.live);
     this.changes = new ChangeQueue(this.host, this.live, this.etas);
-    this.processes = new Processes(this.host, this.live, (pid) => this.parts.drop(pid));
+    this.outbox = new EventOutbox(this.host, this.live);
+    this.processes = new Processes(this.host, this.live, this.outbox, (pid) => this.parts.drop(pid));
     this.parts = new PlanParts(this.host, this.processes);
   }
 
@@ -40,9 +43,10 @@ export class CompanyCoordinator extends DurableObject<Env> {
     return this.changes.apply(op);
   }
 
-  /** Whatever is due: overdue processes, plans in parts, the ETA refresh, pruning; then the alarm for the next due time. */
+  /** Whatever is due: process events to log, overdue processes, plans in parts, the ETA refresh, pruning; then the alarm for the next due time. */
   override async alarm(): Promise<void> {
     const now = Date.now();
+    await this.outbox.run(now);
     await this.processes.checkDeadlines(now);
     await this.parts.checkDeadlines(now);
     await this.etas.run(now);

@@ -3,11 +3,11 @@
  * storage), the claim of one consumer run, the watchdog that re-runs or fails
  * a process not final by its deadline, and pruning of final records.
  */
-import { createDb } from "../worker/db/client";
 import type { RoutingJob } from "../worker/env";
+import { log } from "../worker/lib/log";
 import { formatDateTime } from "../worker/lib/time";
-import { logEvent } from "../worker/services/events";
 import { PRUNE_DUE, WATCH_PREFIX, arm } from "./alarms";
+import type { EventOutbox } from "./event-outbox";
 import type { Host } from "./host";
 import type { LiveChannel, LiveEvent } from "./live";
 
@@ -72,6 +72,7 @@ export class Processes {
   constructor(
     private readonly host: Host,
     private readonly live: LiveChannel,
+    private readonly outbox: EventOutbox,
     /** Called once when a process becomes final (its parts go). */
     private readonly onFinal: (processId: string) => Promise<void>,
   ) {}
@@ -114,15 +115,16 @@ export class Processes {
       vague_addresses: update.vague_addresses ?? record.vague_addresses,
       meta: JSON.stringify(meta),
     };
-    await this.storage.put(key, state);
-    if (!wasFinal && isFinal(state.final.status)) await this.settle(processId);
     const { status, meta: text, link } = state[action];
     const event: LiveEvent = { type: "process", process_id: processId, action, status, meta: text, link };
-    // Progress alone (the status stays) is shown live but not logged. A status change is logged after the storage
-    // write: process state has no D1 change to share a batch with (src/durable/README.md, "Event log").
+    // Progress alone (the status stays) is shown live but not logged. A status change goes into the outbox in the
+    // storage transaction of the status, and from there into the event log (src/durable/README.md, "Event log").
     const companyId = status === record.status ? undefined : await this.host.companyId();
-    const eventId = companyId === undefined ? undefined : await logEvent(createDb(this.host.env.DB), companyId, event, null);
-    await this.live.broadcast({ event, driverId: null, eventId });
+    if (companyId === undefined) await this.storage.put(key, state);
+    else await this.outbox.write({ [key]: state }, companyId, event);
+    if (!wasFinal && isFinal(state.final.status)) await this.settle(processId);
+    if (companyId === undefined) await this.live.broadcast({ event, driverId: null });
+    else await this.outbox.flush().catch((err: unknown) => log("error", "process event not logged yet; the alarm retries", { process_id: processId, error: err }));
     return state;
   }
 

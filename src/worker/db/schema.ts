@@ -379,8 +379,10 @@ export const events = sqliteTable(
     /** The live message as sent on the websocket. */
     payload: text("payload", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
     created_at: text("created_at").notNull().default(now),
+    /** The id of the company's Durable Object outbox entry that logged it (process events): logging it again changes nothing. */
+    source_id: text("source_id"),
   },
-  (t) => [index("events_company").on(t.company_id, t.id)],
+  (t) => [index("events_company").on(t.company_id, t.id), uniqueIndex("events_source").on(t.source_id)],
 );
 
 /** Webhook endpoints of a company: events are POSTed to them in order, signed (Standard Webhooks). */

@@ -69,7 +69,7 @@ export function eventInsert(db: Db, companyId: number, pending: PendingEvent) {
   const payload = pending.fill ? sql`json_set(${json}, '$.id', ${pending.fill.id})` : sql`${json}`;
   return db
     .insert(events)
-    .select(sql`select null, ${companyId}, ${eventTypeOf(pending.event)}, ${pending.driverId}, ${payload}, ${now} where ${pending.when ?? sql`1`}`)
+    .select(sql`select null, ${companyId}, ${eventTypeOf(pending.event)}, ${pending.driverId}, ${payload}, ${now}, null where ${pending.when ?? sql`1`}`)
     .returning({ eventId: events.id, driverId: events.driver_id, event: events.payload });
 }
 
@@ -89,11 +89,19 @@ export const eventInsertAnswer = (result: D1Result): EventAnswer =>
 
 /**
  * Logs an event that has no D1 change to go with (a process status: process
- * state lives in the company's Durable Object storage); answers its id.
+ * state lives in the company's Durable Object storage, whose outbox calls
+ * this); idempotent by `sourceId`, the outbox entry's id: logging it again
+ * answers the id it got the first time.
  */
-export async function logEvent(db: Db, companyId: number, event: LiveEvent, driverId: number | null): Promise<number> {
-  const [row] = await eventInsert(db, companyId, { event, driverId });
-  return row.eventId;
+export async function logEventOnce(db: Db, companyId: number, event: LiveEvent, driverId: number | null, sourceId: string): Promise<number> {
+  const [logged] = await db
+    .insert(events)
+    .values({ company_id: companyId, type: eventTypeOf(event), driver_id: driverId, payload: event, source_id: sourceId })
+    .onConflictDoNothing({ target: events.source_id })
+    .returning({ eventId: events.id });
+  if (logged) return logged.eventId;
+  const [earlier] = await db.select({ eventId: events.id }).from(events).where(eq(events.source_id, sourceId));
+  return earlier.eventId;
 }
 
 /**
