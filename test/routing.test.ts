@@ -183,6 +183,32 @@ describe("route calculation", () => {
   });
 });
 
+describe("tour names", () => {
+  it("numbers generated names on through the company's day, a prefix's numbers too; another day starts at 1", async () => {
+    const co = await createCompany();
+    const ids = await berlinDeliveries(co, 16, "names");
+    /** A synchronous run of `deliveryids` on tours of capacity 4 (the loads are 1-4: several tours). */
+    const run = async (deliveryids: number[], query = "") => {
+      const res = await co.api("POST", `/calcroute/optimized/timewindow?async=false&num_vehicles=8${query}`, { body: { deliveryids, vehcapacities: [4] } });
+      expect(res.status, res.text).toBe(200);
+      return (res.body.objects as { custom_id: string; tst_from: string }[]).map((r) => r.custom_id);
+    };
+    const first = await run(ids.slice(0, 4));
+    const second = await run(ids.slice(4, 8));
+    expect(first.length).toBeGreaterThan(1);
+    expect([...first, ...second]).toEqual([...first, ...second].map((_, i) => `Tour ${i + 1}`));
+    const prefixed = await run(ids.slice(8, 12), "&nameprefix=North-");
+    const prefixedAgain = await run(ids.slice(12, 16), "&nameprefix=North-");
+    expect([...prefixed, ...prefixedAgain]).toEqual([...prefixed, ...prefixedAgain].map((_, i) => `North-${i + 1}`));
+
+    const address = await insertAddress(co.id, { lng: 13.4, lat: 52.52 });
+    const later = new Date(Date.parse(tomorrowAt(10)) + 2 * 86_400_000).toISOString().replace(".000Z", "Z");
+    const untilLater = new Date(Date.parse(later) + 7200_000).toISOString().replace(".000Z", "Z");
+    const other = (await co.api("POST", "/delivery", { body: { deliverylocation_id: address, pdt_from: later, pdt_to: untilLater } })).body;
+    expect(await run([other.id])).toEqual(["Tour 1"]);
+  });
+});
+
 describe("route update", () => {
   it("adds and removes deliveries: a new route replaces the old one", async () => {
     const co = await createCompany();

@@ -191,7 +191,11 @@ export function localTrafficProfile(origin: number, timeZone: string): { weekday
 const PALETTE = ["e6194b", "3cb44b", "4363d8", "f58231", "911eb4", "42d4f4", "f032e6", "9a6324", "800000", "469990", "000075", "808000"];
 
 export interface PlannedRoute {
-  custom_id: string;
+  /**
+   * The tour's name (`custom_id`): given as it is, or a prefix the writer
+   * extends by the next number of the company's day ("Tour 3", "North-4").
+   */
+  name: { given: string } | { prefix: string };
   driver_id: number | null;
   status: 0 | 1;
   distance: number;
@@ -275,10 +279,11 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
     );
     const latestStartSlack = Number.isFinite(slack) ? slack : 0;
     const coordinates = [[params.depot.lng, params.depot.lat], ...stopsOf.map((d) => [d.lng, d.lat]), ...(params.roundtrip ? [[params.depot.lng, params.depot.lat]] : [])];
-    const name = params.nameprefix ? (tours.length > 1 ? `${params.nameprefix}${i + 1}` : params.nameprefix) : `Tour ${i + 1}`;
+    // One tour takes a given prefix as it is; otherwise the writer numbers on through the company's day.
+    const name = params.nameprefix && tours.length === 1 ? { given: params.nameprefix } : { prefix: params.nameprefix ?? "Tour " };
     let previousDeparture = tour.start;
     return {
-      custom_id: name,
+      name,
       driver_id: driver,
       status: driver !== null ? 1 : 0,
       distance: Math.round(tour.distance),

@@ -108,3 +108,15 @@ export function timeOfDayUtcSeconds(stored: string): number {
   const offset = zone && zone.toUpperCase() !== "Z" ? (zone[0] === "-" ? -1 : 1) * (+digits.slice(0, 2) * 60 + +digits.slice(2, 4)) : 0;
   return +h * 3600 + +mi * 60 + +s - offset * 60;
 }
+
+/** The company's day around the instant `ms`: from its local midnight to the next (23, 24 or 25 hours), as epoch ms. */
+export function localDayBounds(ms: number, timeZone: string): { from: number; to: number } {
+  const local = new Date(ms + zoneOffsetMinutes(timeZone, ms) * 60_000);
+  const midnight = (dayOffset: number) => {
+    const wall = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate() + dayOffset);
+    // The offset at the wall time itself, taken twice: right also when midnight lies just across a changeover.
+    const guess = wall - zoneOffsetMinutes(timeZone, wall) * 60_000;
+    return wall - zoneOffsetMinutes(timeZone, guess) * 60_000;
+  };
+  return { from: midnight(0), to: midnight(1) };
+}

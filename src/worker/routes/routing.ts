@@ -21,6 +21,18 @@ const flag = (description: string, fallback: boolean) => BooleanQuery.optional()
 const count = z.coerce.number().int();
 
 /** Query parameter of every routing request (calculation, uploads, batch routing). */
+/** Tour names: unique within the company's day (the interface leaves numbering across runs open). */
+export const NamePrefix = z
+  .string()
+  .max(50)
+  .optional()
+  .openapi({
+    description:
+      "Prefix of the tour names (`custom_id`), extended by numbers when more than one tour results; one tour takes the prefix as it is. " +
+      "Without it tours are named `Tour <n>`. Numbers continue the company's day (the tours' start date in the company's time zone): " +
+      "a second run of a day with `Tour 1` and `Tour 2` names its tours `Tour 3`, … (the same for a prefix), so generated names are unique within the day.",
+  });
+
 export const TimeBudgetSeconds = count
   .min(1)
   .max(MAX_TIME_BUDGET_SECONDS)
@@ -44,7 +56,7 @@ const RoutingQuery = z.object({
   usearea: flag("Keep the deliveries of each tour area together on one tour", false),
   relax_minutes: count.min(0).max(300).refine((v) => v % 30 === 0, "steps of 30 minutes").optional(),
   relax_after_time: z.string().regex(/^\d{2}:\d{2}(:\d{2})?([+-]\d{2}:?\d{2}|Z)$/, "hh:mm:ss+hh:mm with the zone").optional(),
-  nameprefix: z.string().max(50).optional(),
+  nameprefix: NamePrefix,
   async: flag("true (default): answer 202 with a process id; false: solve in the request", true),
   response_data: z.enum(["base", "all"]).optional().openapi({ description: "Synchronous only: `all` adds the line string to each route" }),
   tour_duration_rate: z.coerce.number().min(0).optional().openapi({ description: "Cost per hour of tour duration" }),

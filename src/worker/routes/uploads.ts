@@ -8,7 +8,7 @@ import { BooleanQuery, apiRoute, jsonResponse } from "../openapi";
 import { MAX_UPLOAD_BYTES, batchRouting, resultKey, uploadDeliveriesOnly, uploadOneStep } from "../services/uploads";
 import type { RoutingOptions } from "../services/routing";
 import { apiBase } from "./company";
-import { TimeBudgetSeconds } from "./routing";
+import { NamePrefix, TimeBudgetSeconds } from "./routing";
 
 const COLUMNS =
   "Files: `.xlsx` (first worksheet) or `.csv` (comma, semicolon or tab separated), first row the column names. Columns: the `deliverydata` field names " +
@@ -36,7 +36,7 @@ const UploadQuery = z.object({
   relax_after_time: z.string().regex(/^\d{2}:\d{2}(:\d{2})?([+-]\d{2}:?\d{2}|Z)$/, "hh:mm:ss+hh:mm with the zone").optional(),
   num_vehicles: z.coerce.number().int().min(1).max(500).optional(),
   numvehicles: z.coerce.number().int().min(1).max(500).optional(),
-  nameprefix: z.string().max(50).optional(),
+  nameprefix: NamePrefix,
   time_budget_seconds: TimeBudgetSeconds,
 });
 

@@ -13,7 +13,7 @@ import { DeliveryStatus, OPEN_DELIVERY_STATUSES, RouteStatus, UNFINISHED_ROUTE_S
 import { type PlannedDelivery, type RouteReplacement, type RoutingParams, type VehicleSpec, buildProblem, planRoutes, planningOrigin } from "../domain/routing-plan";
 import type { Company, Db, Env, RoutingJob } from "../env";
 import { ApiError, conflict, notFound, unprocessable } from "../errors";
-import { nowIso } from "../lib/time";
+import { formatDateTime, localDayBounds, nowIso } from "../lib/time";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
 import { type DeliveryDataItem, importDeliveries } from "./delivery-import";
 import { roadEngine, withRoadMatrices } from "./road-engine";
@@ -371,17 +371,18 @@ export async function runRouting(
     const plan = planRoutes(params, planned, solution, origin);
     // With a road engine, the line strings follow the roads instead of joining the stops.
     if (engine) for (const r of plan) r.routestring.coordinates = (await engine.geometry(r.routestring.coordinates)) ?? r.routestring.coordinates;
-    const routeId = (customId: string) => sql`(select ${routes.id} from ${routes} where ${routes.company_id} = ${companyId} and ${routes.process_id} = ${processId} and ${routes.custom_id} = ${customId})`;
+    // The run's routes are inserted in plan order: the i-th of the process is tour i.
+    const routeId = (i: number) => sql`(select ${routes.id} from ${routes} where ${routes.company_id} = ${companyId} and ${routes.process_id} = ${processId} order by ${routes.id} limit 1 offset ${i})`;
     const replaced = params.replaces;
     // Deliveries may be taken from the pool, or (on update) from the route being replaced.
     const takeable = replaced
       ? or(inArray(deliveries.status, [...OPEN_DELIVERY_STATUSES]), and(eq(deliveries.status, DeliveryStatus.routed), eq(deliveries.route_id, replaced.routeId)))
       : inArray(deliveries.status, [...OPEN_DELIVERY_STATUSES]);
-    const statements = plan.flatMap((r) => [
+    const statements = plan.flatMap((r, i) => [
       db.insert(routes).values({
         company_id: companyId,
         process_id: processId,
-        custom_id: r.custom_id,
+        custom_id: "given" in r.name ? r.name.given : nextTourName(companyId, r.name.prefix, localDayBounds(Date.parse(r.tst_from), params.timeZone ?? "UTC")),
         driver_id: r.driver_id,
         status: r.status,
         ...(replaced
@@ -407,7 +408,7 @@ export async function runRouting(
       // One statement per tour: the stops' schedule travels as one JSON parameter.
       sql`
         update ${deliveries} set
-          route_id = ${routeId(r.custom_id)}, status = ${DeliveryStatus.routed},
+          route_id = ${routeId(i)}, status = ${DeliveryStatus.routed},
           orderindex = s.orderindex, tdt_from = s.tdt_from, tdt_to = s.tdt_to, eta_from = s.eta_from, eta_to = s.eta_to,
           tfp = s.tfp, waiting_time = s.waiting_time
         from (
@@ -426,16 +427,16 @@ export async function runRouting(
               .where(and(eq(deliveries.company_id, companyId), eq(deliveries.route_id, replaced.routeId), eq(deliveries.status, DeliveryStatus.routed))),
             db
               .update(routes)
-              .set({ status: RouteStatus.route_replaced, replaced_by: routeId(r.custom_id) })
+              .set({ status: RouteStatus.route_replaced, replaced_by: routeId(i) })
               .where(and(eq(routes.company_id, companyId), eq(routes.id, replaced.routeId))),
           ]
         : []),
     ]);
     // The routes' events go in the same batch, after the writes: a new route's id (0 here) is read by a subquery (`fill`).
     const routeEvents: PendingEvent[] = [
-      ...plan.map((r) => {
+      ...plan.map((r, i) => {
         const driverId = replaced ? replaced.driverId : r.driver_id;
-        return { event: { type: "route", id: 0, status: replaced ? replaced.status : r.status, driver_id: driverId } as const, driverId, fill: { id: routeId(r.custom_id) } };
+        return { event: { type: "route", id: 0, status: replaced ? replaced.status : r.status, driver_id: driverId } as const, driverId, fill: { id: routeId(i) } };
       }),
       ...(replaced ? [{ event: { type: "route", id: replaced.routeId, status: RouteStatus.route_replaced, driver_id: replaced.driverId } as const, driverId: replaced.driverId }] : []),
     ];
@@ -456,6 +457,20 @@ export async function runRouting(
     await fail(`Routing failed: ${message}`);
     return { ok: false, error: message };
   }
+}
+
+/**
+ * `prefix` and the next number after the highest one following `prefix` among
+ * the company's routes starting in the local day `from`..`to` (any status, so
+ * a name is never used twice in a day). Evaluated in the write's D1 batch, one
+ * transaction: tours of the same run count on, and runs writing at once
+ * cannot take the same number.
+ */
+function nextTourName(companyId: number, prefix: string, { from, to }: { from: number; to: number }) {
+  const suffix = sql`substr(${routes.custom_id}, length(${prefix}) + 1)`;
+  return sql`(select ${prefix} || (coalesce(max(cast(${suffix} as integer)), 0) + 1) from ${routes}
+    where ${routes.company_id} = ${companyId} and ${routes.tst_from} >= ${formatDateTime(from)} and ${routes.tst_from} < ${formatDateTime(to)}
+      and substr(${routes.custom_id}, 1, length(${prefix})) = ${prefix} and ${suffix} glob '[0-9]*' and ${suffix} not glob '*[^0-9]*')`;
 }
 
 /**
