@@ -2,10 +2,12 @@
  * The optimiser's search time grows with the plan, may be chosen per request
  * (validated), and the process record shows the expected wait.
  */
+import { createExecutionContext, env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import worker from "../src/worker/index";
 import type { Env } from "../src/worker/env";
 import { MAX_TIME_BUDGET_SECONDS, timeBudgetMs } from "../src/worker/services/routing-budget";
-import { call, createCompany, insertAddress } from "./helpers";
+import { ORIGIN, call, createCompany, insertAddress } from "./helpers";
 
 const production = { ROUTING_TIME_BUDGET_MS: undefined } as unknown as Env;
 
@@ -36,6 +38,32 @@ describe("routing time budget", () => {
     expect(meta.expected_finish).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(finish).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 4_000);
     expect(finish).toBeLessThanOrEqual(Date.now() + 5_000);
+  });
+
+  it("gives the watchdog as long again as a road engine may take: every matrix block and tour geometry up to its timeout", async () => {
+    /** The watchdog's deadline (the company object's alarm) of a routing of 3 deliveries started under `vars`; no consumer takes the job. */
+    const deadlineAfter = async (vars: Partial<Env>) => {
+      const co = await createCompany();
+      const ids = [];
+      for (const lng of [13.41, 13.42, 13.43]) ids.push((await co.api("POST", "/delivery", { body: { deliverylocation_id: await insertAddress(co.id, { lng, lat: 52.5 }) } })).body.id);
+      const request = new Request(`${ORIGIN}/${co.slug}/api/calcroute/optimized/timewindow?num_vehicles=2&time_budget_seconds=10`, {
+        method: "POST",
+        headers: { Authorization: `JWT ${co.dispatcher.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ deliveryids: ids }),
+      });
+      const started = Date.now();
+      const res = await worker.fetch(request, { ...env, ...vars, ROUTING_QUEUE: { send: async () => undefined } } as never, createExecutionContext());
+      expect(res.status).toBe(202);
+      const alarm = await runInDurableObject(env.COMPANY.getByName(`company:${co.id}`), (_o, state) => state.storage.getAlarm());
+      return alarm! - started;
+    };
+    const plain = await deadlineAfter({});
+    expect(plain).toBeGreaterThanOrEqual(10_000 + 120_000 - 1_000);
+    expect(plain).toBeLessThanOrEqual(10_000 + 120_000 + 1_000);
+    // 4 points (depot and 3 stops) in blocks of 2: 2 x 2 table requests, and 2 tour geometries, each up to 15 s.
+    const withEngine = await deadlineAfter({ ROAD_ENGINE_URL: "http://osrm.test", ROAD_ENGINE_MAX_TABLE: "2" });
+    expect(withEngine - plain).toBeGreaterThanOrEqual(6 * 15_000 - 2_000);
+    expect(withEngine - plain).toBeLessThanOrEqual(6 * 15_000 + 2_000);
   });
 
   it("refuses a budget that is not a whole number of seconds from 1 to 120, on routing and uploads", async () => {

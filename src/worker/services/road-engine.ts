@@ -19,12 +19,31 @@ export interface RoadEngine {
   geometry(coordinates: number[][]): Promise<number[][] | null>;
 }
 
-export function roadEngine(env: Pick<Env, "ROAD_ENGINE_URL" | "ROAD_ENGINE_MAX_TABLE">, fetcher: typeof fetch = fetch): RoadEngine | null {
+type EngineEnv = Pick<Env, "ROAD_ENGINE_URL" | "ROAD_ENGINE_MAX_TABLE">;
+
+/** How long one request to the engine may take before it is given up. */
+const REQUEST_TIMEOUT_MS = 15_000;
+
+/** Points per side of one `table` request (OSRM's max-table-size). */
+const tableBlock = (env: EngineEnv) => Math.max(2, Number(env.ROAD_ENGINE_MAX_TABLE) || 100);
+
+/**
+ * The longest the road engine may keep a routing run waiting: the matrix of
+ * `points` in blocks for each vehicle class and one geometry per tour, one
+ * request after the other, each up to its timeout. 0 without an engine.
+ */
+export function roadEngineMaxMs(env: EngineEnv, { points, vehicleClasses, tours }: { points: number; vehicleClasses: number; tours: number }): number {
+  if (!env.ROAD_ENGINE_URL) return 0;
+  const blocks = Math.ceil(points / tableBlock(env));
+  return (blocks * blocks * vehicleClasses + tours) * REQUEST_TIMEOUT_MS;
+}
+
+export function roadEngine(env: EngineEnv, fetcher: typeof fetch = fetch): RoadEngine | null {
   const base = env.ROAD_ENGINE_URL?.replace(/\/$/, "");
   if (!base) return null;
-  const block = Math.max(2, Number(env.ROAD_ENGINE_MAX_TABLE) || 100);
+  const block = tableBlock(env);
   const get = async (url: string) => {
-    const res = await fetcher(url, { signal: AbortSignal.timeout(15_000) });
+    const res = await fetcher(url, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
     if (!res.ok) throw new Error(`road engine answered ${res.status}`);
     const body = (await res.json()) as { code?: string };
     if (body.code && body.code !== "Ok") throw new Error(`road engine: ${body.code}`);

@@ -10,8 +10,10 @@
  * Synchronous requests block their caller: by default they search at most 3 s.
  * A request may set its own time with `time_budget_seconds` (1 to 120).
  */
+import type { RoutingParams } from "../domain/routing-plan";
 import type { Env } from "../env";
 import { formatDateTime } from "../lib/time";
+import { roadEngineMaxMs } from "./road-engine";
 
 export const MAX_TIME_BUDGET_SECONDS = 120;
 const DEFAULT_BASE_MS = 8_000;
@@ -20,7 +22,7 @@ const MS_PER_EXTRA_DELIVERY = 65;
 const SYNC_DEFAULT_MAX_MS = 3_000;
 /** Loading the deliveries, the matrices and writing the routes, on top of the search (an estimate for the expected wait). */
 const SETUP_ALLOWANCE_MS = 2_000;
-/** The watchdog waits this long beyond the search time (queue wait, matrices from a road engine, writes) before it re-runs a job. */
+/** The watchdog waits this long beyond the search time (queue wait, loading, writes), plus what the road engine may take, before it re-runs a job. */
 const WATCHDOG_MARGIN_MS = 120_000;
 /** A one-step upload imports (and geocodes) up to 5,000 rows before its size, and so its budget, is known. */
 const UPLOAD_IMPORT_ALLOWANCE_MS = 5 * 60_000;
@@ -40,8 +42,24 @@ export function expectedWait(budgetMs: number, from = Date.now()) {
   return { expected_seconds: seconds, expected_finish: formatDateTime(from + seconds * 1000) };
 }
 
-/** When a routing run that starts now should be final at the latest. */
-export const routingDeadline = (budgetMs: number, from = Date.now()) => from + budgetMs + WATCHDOG_MARGIN_MS;
+/**
+ * How long past its search time a routing run of `params` may take before
+ * the watchdog acts: the fixed margin plus the longest the road engine may
+ * take for the plan's matrices (its size in the engine's table blocks, per
+ * vehicle class) and tour geometries, each request up to its timeout
+ * (`roadEngineMaxMs`), so a slow engine is not taken for a dead run.
+ */
+export function watchdogMarginMs(env: Env, params: Pick<RoutingParams, "deliveryIds" | "vehicles" | "vehicleClass" | "numVehicles">): number {
+  const stops = params.deliveryIds.length;
+  const vehicleClasses = new Set(params.vehicles?.map((v) => v.vehicle_class ?? params.vehicleClass) ?? [params.vehicleClass]).size;
+  return WATCHDOG_MARGIN_MS + roadEngineMaxMs(env, { points: stops + 1, vehicleClasses, tours: Math.min(params.numVehicles, stops) });
+}
 
-/** When a one-step upload (import, then routing of a plan of unknown size) should be final at the latest. */
-export const uploadDeadline = (from = Date.now()) => routingDeadline(MAX_TIME_BUDGET_SECONDS * 1000, from) + UPLOAD_IMPORT_ALLOWANCE_MS;
+/** When a routing run of `params` that starts now, searching `budgetMs`, should be final at the latest. */
+export const routingDeadline = (env: Env, params: RoutingParams, budgetMs: number, from = Date.now()) => from + budgetMs + watchdogMarginMs(env, params);
+
+/**
+ * When a one-step upload should be final at the latest: its import, then the
+ * longest search; the routing run sets its own deadline once the plan's size is known.
+ */
+export const uploadDeadline = (from = Date.now()) => from + UPLOAD_IMPORT_ALLOWANCE_MS + MAX_TIME_BUDGET_SECONDS * 1000 + WATCHDOG_MARGIN_MS;

@@ -105,7 +105,7 @@ export async function startRouting(
   const processId = crypto.randomUUID();
   const job: RoutingJob = { processId, companyId: company.id, apiBase };
   await db.insert(processes).values({ id: processId, company_id: company.id, kind: "routing", params, created_by: userId });
-  await companyStub(env, company.id).createProcess(processId, initialProcess(imported, params), { job, deadline: routingDeadline(params.timeBudgetMs) });
+  await companyStub(env, company.id).createProcess(processId, initialProcess(imported, params), { job, deadline: routingDeadline(env, params, params.timeBudgetMs) });
   return { processId, params, job };
 }
 
@@ -302,7 +302,7 @@ export async function runRouting(
   const params = process.params as RoutingParams;
   const started = Date.now();
   const searchMs = mode === "merge" ? finalPassMs(params.timeBudgetMs) : params.timeBudgetMs;
-  if (!(await coordinator.claimRouting(processId, attempt, routingDeadline(searchMs, started)))) return null;
+  if (!(await coordinator.claimRouting(processId, attempt, routingDeadline(env, params, searchMs, started)))) return null;
   const link = resultLink(apiBase, processId);
 
   const existing = await db.select({ id: routes.id }).from(routes).where(and(eq(routes.company_id, companyId), eq(routes.process_id, processId)));

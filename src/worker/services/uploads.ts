@@ -88,7 +88,7 @@ export async function batchRouting(env: Env, db: Db, company: Company, processId
   await db.update(processes).set({ params }).where(eq(processes.id, processId));
   const fresh = { ...state, cluster_deliveries: processRecord(options.preclustered ? "finished" : "skipped"), routing: waitingRouting(params), final: processRecord("waiting") };
   const job: RoutingJob = { processId, companyId: company.id, apiBase };
-  await companyStub(env, company.id).createProcess(processId, fresh, { job, deadline: routingDeadline(params.timeBudgetMs) });
+  await companyStub(env, company.id).createProcess(processId, fresh, { job, deadline: routingDeadline(env, params, params.timeBudgetMs) });
   await env.ROUTING_QUEUE.send(job);
   return fresh;
 }
