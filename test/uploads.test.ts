@@ -2,50 +2,7 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readCsv, readXlsx } from "../src/worker/lib/spreadsheet";
 import { ORIGIN, OPERATOR, type TestCompany, call, createCompany, tomorrowAt } from "./helpers";
-
-/** A minimal ZIP writer (the reader ignores CRCs): `deflate` entries are raw-deflated. */
-async function zip(entries: { name: string; text: string; deflate?: boolean }[]): Promise<Uint8Array> {
-  const enc = new TextEncoder();
-  const parts: Uint8Array[] = [];
-  const central: Uint8Array[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const raw = enc.encode(e.text);
-    const data = e.deflate ? new Uint8Array(await new Response(new Blob([raw]).stream().pipeThrough(new CompressionStream("deflate-raw"))).arrayBuffer()) : raw;
-    const name = enc.encode(e.name);
-    const local = new DataView(new ArrayBuffer(30));
-    local.setUint32(0, 0x04034b50, true);
-    local.setUint16(8, e.deflate ? 8 : 0, true);
-    local.setUint32(18, data.length, true);
-    local.setUint32(22, raw.length, true);
-    local.setUint16(26, name.length, true);
-    parts.push(new Uint8Array(local.buffer), name, data);
-    const dir = new DataView(new ArrayBuffer(46));
-    dir.setUint32(0, 0x02014b50, true);
-    dir.setUint16(10, e.deflate ? 8 : 0, true);
-    dir.setUint32(20, data.length, true);
-    dir.setUint32(24, raw.length, true);
-    dir.setUint16(28, name.length, true);
-    dir.setUint32(42, offset, true);
-    central.push(new Uint8Array(dir.buffer), name);
-    offset += 30 + name.length + data.length;
-  }
-  const size = central.reduce((s, p) => s + p.length, 0);
-  const end = new DataView(new ArrayBuffer(22));
-  end.setUint32(0, 0x06054b50, true);
-  end.setUint16(8, entries.length, true);
-  end.setUint16(10, entries.length, true);
-  end.setUint32(12, size, true);
-  end.setUint32(16, offset, true);
-  const all = [...parts, ...central, new Uint8Array(end.buffer)];
-  const out = new Uint8Array(all.reduce((s, p) => s + p.length, 0));
-  let p = 0;
-  for (const part of all) {
-    out.set(part, p);
-    p += part.length;
-  }
-  return out;
-}
+import { zip } from "./zip";
 
 /** An XLSX workbook with shared strings, an inline string, numbers and a date serial. */
 /** Tomorrow 09:00 UTC as an Excel date serial (days since 1899-12-30). */
@@ -59,9 +16,9 @@ async function workbook(serial = tomorrowSerial()): Promise<Uint8Array> {
     <row r="2"><c r="A2" t="s"><v>9</v></c><c r="B2" t="inlineStr"><is><t>10115</t></is></c><c r="C2" t="s"><v>8</v></c><c r="D2"><v>${serial}</v></c><c r="F2"><v>3</v></c><c r="G2" t="str"><v>North</v></c></row>
   </sheetData></worksheet>`;
   return zip([
-    { name: "[Content_Types].xml", text: "<Types/>" },
-    { name: "xl/sharedStrings.xml", text: sst, deflate: true },
-    { name: "xl/worksheets/sheet1.xml", text: sheet, deflate: true },
+    { name: "[Content_Types].xml", text: "<Types/>", stored: true },
+    { name: "xl/sharedStrings.xml", text: sst },
+    { name: "xl/worksheets/sheet1.xml", text: sheet },
   ]);
 }
 
