@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { readCsv, readXlsx } from "../src/worker/lib/spreadsheet";
 import { ORIGIN, OPERATOR, type TestCompany, call, createCompany, tomorrowAt } from "./helpers";
 import { zip } from "./zip";
+import { csvCell } from "../src/worker/lib/csv";
 
 /** An XLSX workbook with shared strings, an inline string, numbers and a date serial. */
 /** Tomorrow 09:00 UTC as an Excel date serial (days since 1899-12-30). */
@@ -114,6 +115,31 @@ describe("uploads", () => {
     const emailed = await exports.default.fetch(new Request(outbox.body.objects[0].data.link, { headers: { Authorization: `JWT ${co.dispatcher.token}` } }));
     expect(emailed.status).toBe(200);
     expect((await emailed.text()).trim().split("\n")).toEqual(lines);
+  });
+
+  it("the result spreadsheet neutralises formulas (=, +, -, @ get a leading quote) and leaves numbers alone", async () => {
+    const co = await createCompany();
+    const csv = [
+      "custom_id;Firma;Nachname;PLZ;Ort;tour",
+      '=HYPERLINK("https://example.org","x");@SUM(1+1);+1+2;10115;Berlin;T',
+      "-42;-2+3;Plain;10243;Berlin;T",
+    ].join("\n");
+    const res = await upload(co, "/upload/onestep?num_vehicles=1&nameprefix=%3D1%2B1", [{ name: "formulas.csv", body: csv }]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const final = await waitFinal(co, res.body.process_id);
+    expect(final.final.status, JSON.stringify(final)).toBe("finished");
+    const file = await exports.default.fetch(new Request(final.final.link, { headers: { Authorization: `JWT ${co.dispatcher.token}` } }));
+    const [header, ...rows] = readCsv(await file.text());
+    const column = (name: string) => rows.map((r) => r[header.indexOf(name)]).sort();
+    expect(column("custom_id")).toEqual(["'=HYPERLINK(\"https://example.org\",\"x\")", "-42"]);
+    expect(column("contactcompany")).toEqual(["'-2+3", "'@SUM(1+1)"]);
+    expect(column("contactlastname")).toEqual(["'+1+2", "Plain"]);
+    expect(column("tour").every((t) => t.startsWith("'=1+1"))).toBe(true);
+    expect(column("postalcode")).toEqual(["10115", "10243"]);
+    for (const name of ["route_id", "orderindex", "delivery_id"]) expect(column(name).every((v) => /^\d+$/.test(v)), name).toBe(true);
+    // Tab and carriage return before a formula, which an upload trims but other sources may carry.
+    expect(["\t=1+1", "\r=1+1", "-1", "+49", "12", "a=b"].map(csvCell)).toEqual(["'\t=1+1", '"\'\r=1+1"', "-1", "+49", "12", "a=b"]);
+    expect(csvCell(-5)).toBe("-5");
   });
 
   it("refuses empty files and header-only files with 422 and creates nothing", async () => {

@@ -11,6 +11,7 @@ import { type RowAddress, rowAddress, rowsFromSheet } from "../domain/upload-row
 import type { RoutingParams } from "../domain/routing-plan";
 import type { Company, Db, Env, RoutingJob } from "../env";
 import { ApiError, conflict, notFound, unprocessable } from "../errors";
+import { csvCell } from "../lib/csv";
 import { SHEET_LIMITS, SpreadsheetError, readSpreadsheet } from "../lib/spreadsheet";
 import { type DeliveryDataItem, importDeliveries } from "./delivery-import";
 import { companyStub } from "./live";
@@ -190,12 +191,7 @@ async function loadCompany(db: Db, companyId: number): Promise<Company> {
   return company;
 }
 
-const csvCell = (v: unknown) => {
-  const s = v === null || v === undefined ? "" : String(v);
-  return /[",;\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
-
-/** The result spreadsheet: one line per delivery in driving order, tour by tour. */
+/** The result spreadsheet: one line per delivery in driving order, tour by tour; cells through `csvCell` (no formula runs). */
 async function resultCsv(db: Db, companyId: number, processId: string): Promise<string> {
   const rows = await db
     .select({
