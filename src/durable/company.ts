@@ -12,6 +12,7 @@ import { formatDateTime } from "../worker/lib/time";
 import { type LifecycleOp, type LifecycleOutcome, applyLifecycleOp, updateEtas } from "../worker/services/route-lifecycle";
 import { type PublishedEvent, eventTypeOf, eventsAfter, logEvent } from "../worker/services/events";
 import { enabledWebhooks, kickWebhooks } from "../worker/services/webhooks";
+import { type AttemptKind, type AttemptOutcome, type AttemptSubjects, type AttemptVerdict, LoginThrottle } from "./login-throttle";
 
 /** How often ETAs of routes on the way are recomputed. */
 const ETA_REFRESH_MS = 5 * 60_000;
@@ -581,6 +582,21 @@ export class CompanyCoordinator extends DurableObject<Env> {
   /** Deletes keys in batches of 128, the most one call takes. */
   private async deleteKeys(keys: string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += 128) await this.ctx.storage.delete(keys.slice(i, i + 128));
+  }
+
+  /** Login throttle (login-throttle.ts): counts a password or code attempt before it runs, or refuses it. */
+  beginAttempt(kind: AttemptKind, subjects: AttemptSubjects): AttemptVerdict {
+    return this.loginThrottle().begin(kind, subjects);
+  }
+
+  /** Takes the counted failure back after a success ("succeeded") or a refusal for another reason ("void"). */
+  endAttempt(kind: AttemptKind, subjects: AttemptSubjects, outcome: AttemptOutcome): void {
+    this.loginThrottle().end(kind, subjects, outcome);
+  }
+
+  private throttle?: LoginThrottle;
+  private loginThrottle(): LoginThrottle {
+    return (this.throttle ??= new LoginThrottle(this.ctx.storage.sql));
   }
 
   /** Connected clients by role, for status pages and tests. */
