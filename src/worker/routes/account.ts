@@ -6,6 +6,7 @@ import { companies } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError, forbidden, validationHook } from "../errors";
 import { SERVER_PAGE_HEADERS } from "../html-page";
+import { PASSWORD_MIN_LENGTH } from "../lib/password-rules";
 import { renderRegistrationDone, renderRegistrationForm } from "../registration-page";
 import type { Language } from "../services/company-settings";
 import { errorResponses, jsonBody, jsonResponse } from "../openapi";
@@ -77,7 +78,13 @@ export const accountRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     const email = Email.safeParse(text("email"));
     const password = Password.safeParse(text("password"));
     if (!email.success) return again(lang === "de" ? "Bitte eine gültige E-Mail-Adresse angeben." : "Please give a valid email address.", 422);
-    if (!password.success || !text("code")) return again(lang === "de" ? "Das Passwort braucht mindestens 8 Zeichen." : "The password needs at least 8 characters.", 422);
+    if (!password.success || !text("code"))
+      return again(
+        lang === "de"
+          ? `Das Passwort braucht mindestens ${PASSWORD_MIN_LENGTH} Zeichen und darf keins der häufigsten Passwörter sein.`
+          : `The password needs at least ${PASSWORD_MIN_LENGTH} characters and must not be one of the most common passwords.`,
+        422,
+      );
     try {
       const user = await throttledAttempt(c, "register", email.data, () => register(c.get("db"), company, email.data, text("code"), password.data));
       const driver = user.usertype === "driver";
