@@ -30,7 +30,7 @@ describe("registration page behind the emailed link", () => {
 
     const short = await postForm(`/${co.slug}/register/form`, { email: "new@example.com", code, password: "short" });
     expect(short.status).toBe(422);
-    expect(short.text).toContain("mindestens 8 Zeichen");
+    expect(short.text).toContain("mindestens 10 Zeichen");
     expect(short.text).toContain('value="new@example.com"');
     const wrong = await postForm(`/${co.slug}/register/form`, { email: "new@example.com", code: "WRONG", password: "a long password" });
     expect(wrong.status).toBe(403);

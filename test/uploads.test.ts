@@ -2,50 +2,8 @@ import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { readCsv, readXlsx } from "../src/worker/lib/spreadsheet";
 import { ORIGIN, OPERATOR, type TestCompany, call, createCompany, tomorrowAt } from "./helpers";
-
-/** A minimal ZIP writer (the reader ignores CRCs): `deflate` entries are raw-deflated. */
-async function zip(entries: { name: string; text: string; deflate?: boolean }[]): Promise<Uint8Array> {
-  const enc = new TextEncoder();
-  const parts: Uint8Array[] = [];
-  const central: Uint8Array[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const raw = enc.encode(e.text);
-    const data = e.deflate ? new Uint8Array(await new Response(new Blob([raw]).stream().pipeThrough(new CompressionStream("deflate-raw"))).arrayBuffer()) : raw;
-    const name = enc.encode(e.name);
-    const local = new DataView(new ArrayBuffer(30));
-    local.setUint32(0, 0x04034b50, true);
-    local.setUint16(8, e.deflate ? 8 : 0, true);
-    local.setUint32(18, data.length, true);
-    local.setUint32(22, raw.length, true);
-    local.setUint16(26, name.length, true);
-    parts.push(new Uint8Array(local.buffer), name, data);
-    const dir = new DataView(new ArrayBuffer(46));
-    dir.setUint32(0, 0x02014b50, true);
-    dir.setUint16(10, e.deflate ? 8 : 0, true);
-    dir.setUint32(20, data.length, true);
-    dir.setUint32(24, raw.length, true);
-    dir.setUint16(28, name.length, true);
-    dir.setUint32(42, offset, true);
-    central.push(new Uint8Array(dir.buffer), name);
-    offset += 30 + name.length + data.length;
-  }
-  const size = central.reduce((s, p) => s + p.length, 0);
-  const end = new DataView(new ArrayBuffer(22));
-  end.setUint32(0, 0x06054b50, true);
-  end.setUint16(8, entries.length, true);
-  end.setUint16(10, entries.length, true);
-  end.setUint32(12, size, true);
-  end.setUint32(16, offset, true);
-  const all = [...parts, ...central, new Uint8Array(end.buffer)];
-  const out = new Uint8Array(all.reduce((s, p) => s + p.length, 0));
-  let p = 0;
-  for (const part of all) {
-    out.set(part, p);
-    p += part.length;
-  }
-  return out;
-}
+import { zip } from "./zip";
+import { csvCell } from "../src/worker/lib/csv";
 
 /** An XLSX workbook with shared strings, an inline string, numbers and a date serial. */
 /** Tomorrow 09:00 UTC as an Excel date serial (days since 1899-12-30). */
@@ -59,9 +17,9 @@ async function workbook(serial = tomorrowSerial()): Promise<Uint8Array> {
     <row r="2"><c r="A2" t="s"><v>9</v></c><c r="B2" t="inlineStr"><is><t>10115</t></is></c><c r="C2" t="s"><v>8</v></c><c r="D2"><v>${serial}</v></c><c r="F2"><v>3</v></c><c r="G2" t="str"><v>North</v></c></row>
   </sheetData></worksheet>`;
   return zip([
-    { name: "[Content_Types].xml", text: "<Types/>" },
-    { name: "xl/sharedStrings.xml", text: sst, deflate: true },
-    { name: "xl/worksheets/sheet1.xml", text: sheet, deflate: true },
+    { name: "[Content_Types].xml", text: "<Types/>", stored: true },
+    { name: "xl/sharedStrings.xml", text: sst },
+    { name: "xl/worksheets/sheet1.xml", text: sheet },
   ]);
 }
 
@@ -157,6 +115,31 @@ describe("uploads", () => {
     const emailed = await exports.default.fetch(new Request(outbox.body.objects[0].data.link, { headers: { Authorization: `JWT ${co.dispatcher.token}` } }));
     expect(emailed.status).toBe(200);
     expect((await emailed.text()).trim().split("\n")).toEqual(lines);
+  });
+
+  it("the result spreadsheet neutralises formulas (=, +, -, @ get a leading quote) and leaves numbers alone", async () => {
+    const co = await createCompany();
+    const csv = [
+      "custom_id;Firma;Nachname;PLZ;Ort;tour",
+      '=HYPERLINK("https://example.org","x");@SUM(1+1);+1+2;10115;Berlin;T',
+      "-42;-2+3;Plain;10243;Berlin;T",
+    ].join("\n");
+    const res = await upload(co, "/upload/onestep?num_vehicles=1&nameprefix=%3D1%2B1", [{ name: "formulas.csv", body: csv }]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const final = await waitFinal(co, res.body.process_id);
+    expect(final.final.status, JSON.stringify(final)).toBe("finished");
+    const file = await exports.default.fetch(new Request(final.final.link, { headers: { Authorization: `JWT ${co.dispatcher.token}` } }));
+    const [header, ...rows] = readCsv(await file.text());
+    const column = (name: string) => rows.map((r) => r[header.indexOf(name)]).sort();
+    expect(column("custom_id")).toEqual(["'=HYPERLINK(\"https://example.org\",\"x\")", "-42"]);
+    expect(column("contactcompany")).toEqual(["'-2+3", "'@SUM(1+1)"]);
+    expect(column("contactlastname")).toEqual(["'+1+2", "Plain"]);
+    expect(column("tour").every((t) => t.startsWith("'=1+1"))).toBe(true);
+    expect(column("postalcode")).toEqual(["10115", "10243"]);
+    for (const name of ["route_id", "orderindex", "delivery_id"]) expect(column(name).every((v) => /^\d+$/.test(v)), name).toBe(true);
+    // Tab and carriage return before a formula, which an upload trims but other sources may carry.
+    expect(["\t=1+1", "\r=1+1", "-1", "+49", "12", "a=b"].map(csvCell)).toEqual(["'\t=1+1", '"\'\r=1+1"', "-1", "+49", "12", "a=b"]);
+    expect(csvCell(-5)).toBe("-5");
   });
 
   it("refuses empty files and header-only files with 422 and creates nothing", async () => {

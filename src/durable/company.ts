@@ -15,6 +15,7 @@ import { EtaRefresh } from "./eta-refresh";
 import { EventOutbox } from "./event-outbox";
 import { Host } from "./host";
 import { LiveChannel } from "./live";
+import { type AttemptKind, type AttemptOutcome, type AttemptSubjects, type AttemptVerdict, LoginThrottle } from "./login-throttle";
 import { type FanOutPart, type PartTours, PlanParts, type PartsPlan } from "./parts";
 import { type ProcessAction, type ProcessState, type ProcessUpdate, Processes } from "./processes";
 
@@ -133,6 +134,22 @@ export class CompanyCoordinator extends DurableObject<Env> {
   /** The parts and the results in, for the merge job of run `attempt` (null when another run holds the parts). */
   async partsForMerge(processId: string, attempt: string): Promise<{ parts: FanOutPart[]; results: { id: number; tours: PartTours }[] } | null> {
     return this.parts.forMerge(processId, attempt);
+  }
+
+  /** Login throttle (login-throttle.ts): counts a password or code attempt before it runs, or refuses it. */
+  beginAttempt(kind: AttemptKind, subjects: AttemptSubjects): AttemptVerdict {
+    return this.loginThrottle().begin(kind, subjects);
+  }
+
+  /** Takes the counted failure back after a success ("succeeded") or a refusal for another reason ("void"). */
+  endAttempt(kind: AttemptKind, subjects: AttemptSubjects, outcome: AttemptOutcome): void {
+    this.loginThrottle().end(kind, subjects, outcome);
+  }
+
+  /** Created on first use: most calls to the object never touch the throttle's table. */
+  private throttle?: LoginThrottle;
+  private loginThrottle(): LoginThrottle {
+    return (this.throttle ??= new LoginThrottle(this.ctx.storage.sql));
   }
 
   /** Connected clients by role, for status pages and tests. */

@@ -34,6 +34,7 @@ import { uploadRoutes } from "./routes/uploads";
 import { vehicleRoutes } from "./routes/vehicles";
 import { webhookRoutes } from "./routes/webhooks";
 import { customerTrackingRoutes, trackingLinkRoutes } from "./routes/customer-tracking";
+import { securityHeaders } from "./middleware/security-headers";
 
 const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
@@ -69,6 +70,7 @@ export function createApp() {
 
   const app = newRouter();
   app.use("*", requestLog);
+  app.use("*", securityHeaders);
   // Browser clients (dispatcher consoles) send the token in a header, never cookies: any origin may call unless configured.
   app.use("*", (c, next) =>
     cors({

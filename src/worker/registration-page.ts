@@ -4,6 +4,7 @@
  * to the app the user works in (the driver app or the dispatcher console).
  */
 import { escapeHtml, serverPage } from "./html-page";
+import { PASSWORD_MIN_LENGTH } from "./lib/password-rules";
 import type { Language } from "./services/company-settings";
 
 const WORDS = {
@@ -12,7 +13,7 @@ const WORDS = {
     intro: "Legen Sie mit dem Code aus der E-Mail Ihr Passwort fest.",
     email: "E-Mail",
     code: "Code",
-    password: "Neues Passwort (mindestens 8 Zeichen)",
+    password: `Neues Passwort (mindestens ${PASSWORD_MIN_LENGTH} Zeichen)`,
     submit: "Passwort festlegen",
     done: "Ihr Zugang ist eingerichtet.",
     open: { driver: "Fahrer-App öffnen", staff: "Dispositions-Konsole öffnen" },
@@ -22,7 +23,7 @@ const WORDS = {
     intro: "Choose your password with the code from the email.",
     email: "Email",
     code: "Code",
-    password: "New password (at least 8 characters)",
+    password: `New password (at least ${PASSWORD_MIN_LENGTH} characters)`,
     submit: "Set password",
     done: "Your account is ready.",
     open: { driver: "Open the driver app", staff: "Open the dispatch console" },

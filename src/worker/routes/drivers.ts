@@ -24,6 +24,7 @@ import {
   routeOnTheWay,
 } from "../services/drivers";
 import { Email, type UserRow } from "../services/users";
+import { throttledAttempt } from "../services/credential-attempts";
 import { publicBase } from "./company";
 
 const IncludeQuery = {
@@ -131,7 +132,8 @@ const activate = apiRoute({
   summary: "Activate the calling driver's device",
   description:
     "Called by the driver app after registration and login, with the activation code from the email and a device identifier. " +
-    "Sets `active` true and stores the device id. Wrong code, or a driver that is already active (code used) -> 403.",
+    "Sets `active` true and stores the device id. Wrong code, or a driver that is already active (code used) -> 403. " +
+    "Wrong codes are throttled like logins, per driver and per client address (429 with `Retry-After`, see `POST /{slug}/auth`).",
   roles: ["driver"],
   request: { body: jsonBody(z.object({ code: z.string().trim().min(1).max(100), imei: z.string().trim().min(1).max(100) })) },
   responses: { 200: jsonResponse(z.object({ message: z.string(), status: z.literal(200) }), "Activated") },
@@ -245,7 +247,8 @@ export const driverRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
   })
   .openapi(activate, async (c) => {
     const { code, imei } = c.req.valid("json");
-    await activateDriver(c.get("db"), c.get("company").id, c.get("user").id, code, imei);
+    const driverId = c.get("user").id;
+    await throttledAttempt(c, "activate", String(driverId), () => activateDriver(c.get("db"), c.get("company").id, driverId, code, imei));
     return c.json({ message: "Driver activated", status: 200 as const }, 200);
   })
   .openapi(listDriverStatus, (c) => {

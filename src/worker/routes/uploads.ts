@@ -5,6 +5,7 @@ import { processes } from "../db/schema";
 import type { AppEnv } from "../env";
 import { ApiError, notFound, unprocessable, validationHook } from "../errors";
 import { BooleanQuery, apiRoute, jsonResponse } from "../openapi";
+import { SHEET_LIMITS } from "../lib/spreadsheet";
 import { MAX_UPLOAD_BYTES, batchRouting, resultKey, uploadDeliveriesOnly, uploadOneStep } from "../services/uploads";
 import type { RoutingOptions } from "../services/routing";
 import { apiBase } from "./company";
@@ -15,7 +16,10 @@ const COLUMNS =
   "(`custom_id`, `contactcompany`, `contactfirstname`, `contactlastname`, `street`, `housenumber`, `postalcode`, `city`, `country`, `email`, `phonenr`, `lat`, `lng`, " +
   "`pdt_from`, `pdt_to`, `els`, `load`, `notes`) or German headings (`Firma`, `Strasse`, `Hausnummer`, `PLZ`, `Ort`, `Von`, `Bis`, …), plus `tour` for pre-clustered rows. " +
   "Rows that cannot be used (nothing found for the address, bad numbers or times) are skipped and listed in the process's `vague_addresses` with file, row, " +
-  "reason and the address as given (`street`, `housenumber`, `postalcode`, `city`, `country`). An empty file, or one with a header and no data rows, is a 422 and nothing is created.";
+  "reason and the address as given (`street`, `housenumber`, `postalcode`, `city`, `country`). An empty file, or one with a header and no data rows, is a 422 and nothing is created. " +
+  `Limits: ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB per request (413); an XLSX entry may inflate to ${SHEET_LIMITS.entryBytes / 1024 / 1024} MiB, the workbook to ${SHEET_LIMITS.totalBytes / 1024 / 1024} MiB, ` +
+  `at most ${SHEET_LIMITS.ratio}:1 compressed beyond the first MiB (413, whatever sizes the archive declares); ${SHEET_LIMITS.rows} data rows, ${SHEET_LIMITS.columns} columns, ` +
+  `${SHEET_LIMITS.cells} cells (empty ones included) and ${SHEET_LIMITS.cellChars} characters per cell (422). A damaged archive (truncated, wrong CRC, overlapping or encrypted entries) is a 422.`;
 
 const UploadForm = z
   .object({

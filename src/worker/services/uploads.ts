@@ -10,8 +10,9 @@ import { addresses, companies, deliveries, processes, routes, users } from "../d
 import { type RowAddress, rowAddress, rowsFromSheet } from "../domain/upload-rows";
 import type { RoutingParams } from "../domain/routing-plan";
 import type { Company, Db, Env, RoutingJob } from "../env";
-import { conflict, notFound, unprocessable } from "../errors";
-import { SpreadsheetError, readSpreadsheet } from "../lib/spreadsheet";
+import { ApiError, conflict, notFound, unprocessable } from "../errors";
+import { csvCell } from "../lib/csv";
+import { SHEET_LIMITS, SpreadsheetError, readSpreadsheet } from "../lib/spreadsheet";
 import { type DeliveryDataItem, importDeliveries } from "./delivery-import";
 import { companyStub } from "./live";
 import { dispatchOutbox, outboxInsert } from "./outbox";
@@ -19,7 +20,7 @@ import { type RoutingOptions, prepareRouting, runRouting, waitingRouting } from 
 import { routingDeadline, uploadDeadline } from "./routing-budget";
 
 export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
-const MAX_ROWS = 5000;
+const MAX_ROWS = SHEET_LIMITS.rows;
 
 /** An unusable row, as `vague_addresses` of the process reports it: where, why, and its address as the file gives it. */
 export type VagueRow = { file: string; row: number; message: string; fields: string } & RowAddress;
@@ -39,7 +40,7 @@ async function readRows(files: UploadFile[]) {
     try {
       sheet = await readSpreadsheet(file.name, file.bytes);
     } catch (err) {
-      if (err instanceof SpreadsheetError) throw unprocessable(`${file.name}: ${err.message}`, "file[]");
+      if (err instanceof SpreadsheetError) throw new ApiError(err.status, `${file.name}: ${err.message}`, "file[]");
       throw err;
     }
     const parsed = rowsFromSheet(sheet);
@@ -190,12 +191,7 @@ async function loadCompany(db: Db, companyId: number): Promise<Company> {
   return company;
 }
 
-const csvCell = (v: unknown) => {
-  const s = v === null || v === undefined ? "" : String(v);
-  return /[",;\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-};
-
-/** The result spreadsheet: one line per delivery in driving order, tour by tour. */
+/** The result spreadsheet: one line per delivery in driving order, tour by tour; cells through `csvCell` (no formula runs). */
 async function resultCsv(db: Db, companyId: number, processId: string): Promise<string> {
   const rows = await db
     .select({

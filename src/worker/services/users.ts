@@ -4,6 +4,7 @@ import { users } from "../db/schema";
 import type { Company, Db, Env, Role } from "../env";
 import { forbidden } from "../errors";
 import { generateCode, hashCode, hashPassword, randomHtmlColor, verifyPassword } from "../lib/crypto";
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordProblem } from "../lib/password-rules";
 import { nowIso } from "../lib/time";
 import { issueToken } from "../lib/tokens";
 import { DateTime } from "../openapi";
@@ -39,7 +40,18 @@ export const presentUser = (u: UserRow): z.infer<typeof UserSchema> => ({
 });
 
 export const Email = z.string().trim().toLowerCase().pipe(z.email()).openapi({ type: "string", format: "email" });
-export const Password = z.string().min(8, "at least 8 characters").max(200);
+export const Password = z
+  .string()
+  .superRefine((password, ctx) => {
+    const problem = passwordProblem(password);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .openapi({
+    type: "string",
+    minLength: PASSWORD_MIN_LENGTH,
+    maxLength: PASSWORD_MAX_LENGTH,
+    description: `At least ${PASSWORD_MIN_LENGTH} characters; refused when it is one of the most common passwords (its letters a common word such as "Summer2026!", or mostly digits and symbols)`,
+  });
 
 export interface NewUser {
   usertype: Role;
