@@ -1,11 +1,13 @@
 import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { dayAt, dayBounds } from "../src/shared/wall-clock";
 import { ORIGIN, type TestCompany, createCompany } from "./helpers";
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 const point = (lng: number, lat: number) => ({ type: "Point", coordinates: [lng, lat] });
-const midnight = () => Date.parse(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`);
+/** Today's midnight on the company's wall clock (the default zone). */
+const midnight = () => dayBounds(dayAt(Date.now(), "Europe/Berlin"), "Europe/Berlin").start;
 
 describe("driver tracking", () => {
   let co: TestCompany;

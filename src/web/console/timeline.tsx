@@ -8,7 +8,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Api } from "../shared/api";
-import { dayOf, placeName, span, time, zonedIso } from "../shared/format";
+import { dayHours, dayOf, placeName, span, time } from "../shared/format";
 import { DELIVERY_STATUS_LABEL, type Delivery, DeliveryStatus, ROUTE_STATUS_LABEL, type Route, RouteStatus } from "../shared/types";
 import { MoveRefused, moveDelivery } from "./move";
 import { STATUS_CLASS, isLate } from "./stops";
@@ -123,13 +123,14 @@ export function Timeline({
   const rows: Row[] = useMemo(() => [...routes.map((r) => ({ key: `route-${r.id}`, route: r, stops: r.deliveries })), { key: "open", route: null, stops: open }], [routes, open]);
   const placed = useMemo(() => new Map(rows.map((row) => [row.key, row.stops.map((d, i) => place(d, i + 1))])), [rows]);
 
-  const dayStart = Date.parse(zonedIso(day, "00:00"));
+  // Hours counted from the day's midnight: a daylight-saving changeover day has 23 or 25, labelled by the wall clock.
+  const { start: dayStart, hours: dayLength, labels } = useMemo(() => dayHours(day), [day]);
   const [first, last] = useMemo(() => {
     const hours = [...placed.values()].flat().flatMap((p) => [p.start, p.end, p.windowFrom, p.windowTo]).filter((t): t is number => t !== null).map((t) => (t - dayStart) / HOUR_MS);
     if (!hours.length) return DEFAULT_HOURS;
-    const from = Math.max(0, Math.floor(Math.min(...hours)));
-    return [from, Math.min(24, Math.max(from + 1, Math.ceil(Math.max(...hours))))];
-  }, [placed, dayStart]);
+    const from = Math.min(dayLength - 1, Math.max(0, Math.floor(Math.min(...hours))));
+    return [from, Math.min(dayLength, Math.max(from + 1, Math.ceil(Math.max(...hours))))];
+  }, [placed, dayStart, dayLength]);
   const perHour = scale || Math.max(MIN_FIT, Math.floor(room / (last - first)));
   const x = (t: number) => ((t - dayStart) / HOUR_MS - first) * perHour;
   const width = (last - first) * perHour;
@@ -204,7 +205,7 @@ export function Timeline({
             <div class="tl-track" style={{ width: `${width}px` }}>
               {hours.map((h) => (
                 <span class="tl-hour" style={{ left: `${(h - first) * perHour}px` }}>
-                  {`${String(h).padStart(2, "0")}:00`}
+                  {labels[h]}
                 </span>
               ))}
             </div>

@@ -1,16 +1,17 @@
 /**
  * Times in the company's time zone (the service keeps UTC). Until GET /company
- * has answered, the service's default zone.
+ * has answered, the service's default zone. Wall clock <-> instant: the
+ * module the worker uses too (src/shared/wall-clock.ts).
  */
+import { dayAt, dayBounds, instantOf } from "../../shared/wall-clock";
+
 let zone = "Europe/Berlin";
 let timeFmt = new Intl.DateTimeFormat("de-DE", { timeZone: zone, hour: "2-digit", minute: "2-digit" });
-let dayFmt = new Intl.DateTimeFormat("en-CA", { timeZone: zone, year: "numeric", month: "2-digit", day: "2-digit" });
 
 /** Switches every time shown to the company's zone (from `GET /company`); the page re-renders afterwards. */
 export function setTimeZone(timeZone: string) {
   try {
     timeFmt = new Intl.DateTimeFormat("de-DE", { timeZone, hour: "2-digit", minute: "2-digit" });
-    dayFmt = new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" });
     zone = timeZone;
   } catch {
     // A zone this browser does not know: keep the previous one.
@@ -30,19 +31,22 @@ export const timeZone = () => zone;
 export const time = (iso: string | null | undefined) => (iso ? timeFmt.format(new Date(iso)) : "–");
 export const span = (from: string | null | undefined, to: string | null | undefined) => (from === to ? time(from) : `${time(from)}–${time(to)}`);
 /** `YYYY-MM-DD` of an instant in the company's zone. */
-export const dayOf = (iso: string | Date) => dayFmt.format(typeof iso === "string" ? new Date(iso) : iso);
+export const dayOf = (iso: string | Date) => dayAt((typeof iso === "string" ? new Date(iso) : iso).getTime(), zone);
 
-/** Offset of the zone at an instant, as `+hh:mm`. */
-function zoneOffset(at: Date): string {
-  const parts = new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "longOffset" }).formatToParts(at);
-  const name = parts.find((p) => p.type === "timeZoneName")?.value ?? "GMT";
-  const m = /GMT([+-]\d{2}):?(\d{2})?/.exec(name);
-  return m ? `${m[1]}:${m[2] ?? "00"}` : "+00:00";
-}
+/** The instant (ISO 8601, UTC) of a day (`YYYY-MM-DD`) and a time of day (`hh:mm`) on the company's wall clock. */
+export const zonedIso = (day: string, hhmm: string) => new Date(instantOf(day, hhmm, zone)).toISOString();
 
-/** ISO 8601 with the zone's offset for a day (`YYYY-MM-DD`) and a time of day (`hh:mm`) in the company's zone. */
-export function zonedIso(day: string, hhmm: string): string {
-  return `${day}T${hhmm}:00${zoneOffset(new Date(`${day}T12:00:00Z`))}`;
+const HOUR_MS = 3_600_000;
+
+/**
+ * A day in the company's zone as the timeline draws it: its first instant,
+ * its length in hours (23 or 25 on daylight-saving changeovers) and the
+ * wall-clock label of each hour from its start, the next midnight included.
+ */
+export function dayHours(day: string): { start: number; hours: number; labels: string[] } {
+  const { start, end } = dayBounds(day, zone);
+  const hours = Math.round((end - start) / HOUR_MS);
+  return { start, hours, labels: Array.from({ length: hours + 1 }, (_, h) => timeFmt.format(start + h * HOUR_MS)) };
 }
 
 export const addressLine = (a: { street: string | null; housenumber: string | null; postalcode: string | null; city: string | null } | null) =>

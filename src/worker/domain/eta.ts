@@ -5,7 +5,7 @@
  * wall clock (rush hour is local), and a customer-facing ETA window.
  */
 import { DEFAULT_SPEED_FACTORS, greatCircleProvider, type VehicleClassId } from "../../solver";
-import { localClock } from "../lib/time";
+import { wallClockAt } from "../../shared/wall-clock";
 
 export interface EtaStop {
   lng: number;
@@ -38,7 +38,7 @@ export const etaSpread = (underWaySeconds: number) => Math.min(ETA_WINDOW.baseSe
 
 /** Speed factor of the traffic profile at an epoch second, by weekday and hour of the wall clock in `timeZone`. */
 export function trafficFactorAt(epochSeconds: number, timeZone: string): number {
-  const { weekday, hour } = localClock(epochSeconds * 1000, timeZone);
+  const { weekday, hour } = wallClockAt(epochSeconds * 1000, timeZone);
   return DEFAULT_SPEED_FACTORS[weekday][hour];
 }
 

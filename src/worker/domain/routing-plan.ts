@@ -3,11 +3,14 @@
  * onto route and delivery records. Pure (no I/O), so the mapping is tested
  * on its own; the routing service does the loading and writing around it.
  *
- * Time: the solver works in seconds from `origin`, UTC midnight of the
- * planning day (epoch seconds). Vehicle times of day carry their UTC offset.
+ * Time: the solver works in seconds from `origin`, midnight of the planning
+ * day on the company's wall clock (epoch seconds; the day is 23 or 25 hours
+ * long on daylight-saving changeovers). Vehicle times of day and
+ * `relax_after_time` carry their UTC offset and are read on the planning day.
  */
 import { DEFAULT_SPEED_FACTORS, type Job, type Problem, type Solution, type Tour, type Vehicle, type VehicleClassId } from "../../solver";
-import { formatDateTime, parseDateTime, timeOfDayUtcSeconds, zoneOffsetMinutes } from "../lib/time";
+import { addDays, dayAt, instantOf, wallClockAt } from "../../shared/wall-clock";
+import { formatDateTime, parseDateTime, timeOfDayOn } from "../lib/time";
 
 /** What a routing process needs, stored with the process so a queue consumer can run it later. */
 export interface RoutingParams {
@@ -94,21 +97,26 @@ export interface PlannedDelivery {
 
 const DAY = 86_400;
 
-/** UTC midnight (epoch seconds) of the day the plan is for. */
+/** Midnight on the company's wall clock (epoch seconds) of the day the plan is for: the day of its earliest time. */
 export function planningOrigin(params: RoutingParams, deliveries: PlannedDelivery[]): number {
   const candidates = [params.startTime ? parseDateTime(params.startTime) : null, ...deliveries.map((d) => (d.pdt_from ? parseDateTime(d.pdt_from) : null))].filter(
     (ms): ms is number => ms !== null,
   );
   const first = candidates.length ? Math.min(...candidates) : params.requestedAt;
-  return Math.floor(first / 1000 / DAY) * DAY;
+  const timeZone = params.timeZone ?? "UTC";
+  return instantOf(dayAt(first, timeZone), "00:00", timeZone) / 1000;
 }
+
+/** The planning day (`YYYY-MM-DD` on the company's wall clock) of an origin. */
+const planningDay = (origin: number, params: RoutingParams) => dayAt(origin * 1000, params.timeZone ?? "UTC");
 
 const toSeconds = (iso: string, origin: number) => (parseDateTime(iso) ?? 0) / 1000 - origin;
 
-function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number): Vehicle {
+function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number, origin: number): Vehicle {
   const capacity = [spec.capacity_1, spec.capacity_2, spec.capacity_3].map((c) => c ?? Infinity);
   while (capacity.length && capacity[capacity.length - 1] === Infinity) capacity.pop();
-  const time = (t: string | null | undefined) => (t ? timeOfDayUtcSeconds(t) : undefined);
+  const day = planningDay(origin, params);
+  const time = (t: string | null | undefined) => (t ? timeOfDayOn(day, t) - origin : undefined);
   const from = time(spec.departure_time_from);
   const to = time(spec.departure_time_to);
   const back = time(spec.return_time_to);
@@ -119,7 +127,8 @@ function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number): 
     shift: {
       earliestStart: Math.max(earliest, from ?? -Infinity),
       ...(to !== undefined ? { latestStart: Math.max(to, earliest) } : {}),
-      ...(back !== undefined ? { latestEnd: back < (from ?? 0) ? back + DAY : back } : {}),
+      // A return before the departure is the next morning.
+      ...(back !== undefined ? { latestEnd: back < (from ?? 0) ? timeOfDayOn(addDays(day, 1), spec.return_time_to!) - origin : back } : {}),
     },
     ...(spec.max_tour_duration ? { maxTourDuration: spec.max_tour_duration * 60 } : {}),
     ...(capacity.length ? { capacity } : {}),
@@ -161,31 +170,32 @@ export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[
   return {
     depot: { lat: params.depot.lat, lon: params.depot.lng },
     jobs,
-    vehicles: specs.map((s) => vehicleOf(s, params, earliest)),
+    vehicles: specs.map((s) => vehicleOf(s, params, earliest, origin)),
     numVehicles: params.numVehicles,
     fixOrder: params.fixOrder,
     ...(params.relax && params.relax.minutes > 0
-      ? { relax: { maxMinutes: params.relax.minutes, ...(params.relax.afterTime ? { afterTime: timeOfDayUtcSeconds(params.relax.afterTime) } : {}) } }
+      ? { relax: { maxMinutes: params.relax.minutes, ...(params.relax.afterTime ? { afterTime: timeOfDayOn(planningDay(origin, params), params.relax.afterTime) - origin } : {}) } }
       : {}),
     ...(params.traffic ? { traffic: localTrafficProfile(origin, params.timeZone ?? "UTC") } : {}),
   };
 }
 
 /**
- * The traffic profile on the solver's clock (seconds from UTC midnight of
- * the planning day): the built-in profile describes local hours (rush hour is
- * 7-9 on the wall clock), so its hours are shifted by the zone's offset on
- * that day. Offsets are rounded to whole hours, the profile's resolution.
+ * The traffic profile on the solver's clock (seconds from the planning day's
+ * midnight, a week ahead): the built-in profile describes local hours (rush
+ * hour is 7-9 on the wall clock), so each hour of the solver's week takes
+ * the factor of the wall-clock hour it falls in, read at its middle (zones
+ * with half-hour offsets round to the hour, the profile's resolution; hours
+ * past a daylight-saving change take the new offset).
  */
 export function localTrafficProfile(origin: number, timeZone: string): { weekday: number; speedFactors: number[][] } {
-  const offsetHours = Math.round(zoneOffsetMinutes(timeZone, (origin + DAY / 2) * 1000) / 60);
   const speedFactors = [0, 1, 2, 3, 4, 5, 6].map((day) =>
     Array.from({ length: 24 }, (_, hour) => {
-      const local = day * 24 + hour + offsetHours;
-      return DEFAULT_SPEED_FACTORS[(((Math.floor(local / 24)) % 7) + 7) % 7][((local % 24) + 24) % 24];
+      const wall = wallClockAt((origin + (day * 24 + hour) * 3600 + 1800) * 1000, timeZone);
+      return DEFAULT_SPEED_FACTORS[wall.weekday][wall.hour];
     }),
   );
-  return { weekday: (new Date(origin * 1000).getUTCDay() + 6) % 7, speedFactors };
+  return { weekday: 0, speedFactors };
 }
 
 const PALETTE = ["e6194b", "3cb44b", "4363d8", "f58231", "911eb4", "42d4f4", "f032e6", "9a6324", "800000", "469990", "000075", "808000"];

@@ -4,6 +4,8 @@
  * Stored form: `YYYY-MM-DDTHH:MM:SSZ` (sortable as text).
  */
 
+import { zoneOffsetMinutes } from "../../shared/wall-clock";
+
 const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
@@ -41,29 +43,6 @@ export function normaliseDateTime(input: string): string | null {
 export const nowIso = () => formatDateTime(Date.now());
 
 const TIME_OF_DAY = /^(\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:?\d{2})?$/i;
-
-/** Offset in minutes of `timeZone` at the instant `ms` (e.g. +60 for Berlin in winter). */
-export function zoneOffsetMinutes(timeZone: string, ms: number): number {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(new Date(ms));
-  const get = (type: string) => +(parts.find((p) => p.type === type)?.value ?? 0);
-  const local = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
-  return Math.round((local - Math.floor(ms / 1000) * 1000) / 60_000);
-}
-
-/** Weekday (0 = Monday) and hour of the wall clock in `timeZone` at the instant `ms`. */
-export function localClock(ms: number, timeZone: string): { weekday: number; hour: number } {
-  const local = new Date(ms + zoneOffsetMinutes(timeZone, ms) * 60_000);
-  return { weekday: (local.getUTCDay() + 6) % 7, hour: local.getUTCHours() };
-}
 
 /**
  * A date-time as a person reads it: in the company's time zone, e.g.
@@ -109,14 +88,11 @@ export function timeOfDayUtcSeconds(stored: string): number {
   return +h * 3600 + +mi * 60 + +s - offset * 60;
 }
 
-/** The company's day around the instant `ms`: from its local midnight to the next (23, 24 or 25 hours), as epoch ms. */
-export function localDayBounds(ms: number, timeZone: string): { from: number; to: number } {
-  const local = new Date(ms + zoneOffsetMinutes(timeZone, ms) * 60_000);
-  const midnight = (dayOffset: number) => {
-    const wall = Date.UTC(local.getUTCFullYear(), local.getUTCMonth(), local.getUTCDate() + dayOffset);
-    // The offset at the wall time itself, taken twice: right also when midnight lies just across a changeover.
-    const guess = wall - zoneOffsetMinutes(timeZone, wall) * 60_000;
-    return wall - zoneOffsetMinutes(timeZone, guess) * 60_000;
-  };
-  return { from: midnight(0), to: midnight(1) };
+/**
+ * The instant (epoch seconds) a stored time of day names on a date
+ * (`YYYY-MM-DD`, the company's day): the time of day carries its offset.
+ */
+export function timeOfDayOn(day: string, stored: string): number {
+  const [y, m, d] = day.split("-").map(Number);
+  return Date.UTC(y, m - 1, d) / 1000 + timeOfDayUtcSeconds(stored);
 }

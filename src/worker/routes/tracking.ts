@@ -4,6 +4,7 @@ import { listObjects } from "../db/list";
 import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { ZodError } from "zod";
+import { dayAt, dayBounds } from "../../shared/wall-clock";
 import { driverTracking } from "../db/schema";
 import type { AppEnv, AuthUser } from "../env";
 import { forbidden, notFound, unprocessable, validationHook, zodFields, zodMessage } from "../errors";
@@ -117,7 +118,7 @@ const getTrace = apiRoute({
   summary: "Driven trace of a driver",
   description:
     "The positions of the driver in time order: since the `ast` of its route on the way (status 3), or, when no route is on the way, " +
-    "since midnight UTC today. At most 20000 points (the newest). An empty `coordinates` array when there are none.",
+    "since midnight today on the company's wall clock (its \`timezone\`; a daylight-saving changeover day is 23 or 25 hours long). At most 20000 points (the newest). An empty `coordinates` array when there are none.",
   request: { params: IdParam("driver_id") },
   responses: { 200: jsonResponse(LineString, "The trace") },
 });
@@ -231,7 +232,8 @@ export const trackingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     const { driver_id } = c.req.valid("param");
     await loadDriver(db, cid, driver_id);
     const route = await routeOnTheWay(db, cid, driver_id);
-    const since = route?.ast ?? `${new Date().toISOString().slice(0, 10)}T00:00:00Z`;
+    const { timezone } = c.get("company");
+    const since = route?.ast ?? formatDateTime(dayBounds(dayAt(Date.now(), timezone), timezone).start);
     const rows = await positionsSince(db, cid, driver_id, since);
     return c.json({ type: "LineString" as const, coordinates: rows.map((r) => [r.lng, r.lat] as [number, number]) }, 200);
   });

@@ -13,7 +13,8 @@ import { DeliveryStatus, OPEN_DELIVERY_STATUSES, RouteStatus, UNFINISHED_ROUTE_S
 import { type PlannedDelivery, type RouteReplacement, type RoutingParams, type VehicleSpec, buildProblem, planRoutes, planningOrigin } from "../domain/routing-plan";
 import type { Company, Db, Env, RoutingJob } from "../env";
 import { ApiError, conflict, notFound, unprocessable } from "../errors";
-import { formatDateTime, localDayBounds, nowIso } from "../lib/time";
+import { formatDateTime, nowIso } from "../lib/time";
+import { dayAt, dayBounds } from "../../shared/wall-clock";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
 import { type DeliveryDataItem, importDeliveries } from "./delivery-import";
 import { roadEngine, withRoadMatrices } from "./road-engine";
@@ -382,7 +383,7 @@ export async function runRouting(
       db.insert(routes).values({
         company_id: companyId,
         process_id: processId,
-        custom_id: "given" in r.name ? r.name.given : nextTourName(companyId, r.name.prefix, localDayBounds(Date.parse(r.tst_from), params.timeZone ?? "UTC")),
+        custom_id: "given" in r.name ? r.name.given : nextTourName(companyId, r.name.prefix, companyDay(Date.parse(r.tst_from), params.timeZone ?? "UTC")),
         driver_id: r.driver_id,
         status: r.status,
         ...(replaced
@@ -466,7 +467,10 @@ export async function runRouting(
  * transaction: tours of the same run count on, and runs writing at once
  * cannot take the same number.
  */
-function nextTourName(companyId: number, prefix: string, { from, to }: { from: number; to: number }) {
+/** The company's day around the instant `ms` (23, 24 or 25 hours). */
+const companyDay = (ms: number, timeZone: string) => dayBounds(dayAt(ms, timeZone), timeZone);
+
+function nextTourName(companyId: number, prefix: string, { start: from, end: to }: { start: number; end: number }) {
   const suffix = sql`substr(${routes.custom_id}, length(${prefix}) + 1)`;
   return sql`(select ${prefix} || (coalesce(max(cast(${suffix} as integer)), 0) + 1) from ${routes}
     where ${routes.company_id} = ${companyId} and ${routes.tst_from} >= ${formatDateTime(from)} and ${routes.tst_from} < ${formatDateTime(to)}

@@ -1,0 +1,82 @@
+/**
+ * Daylight-saving changeover days in Europe/Berlin, through the public
+ * interface: 2026-03-29 (02:00 -> 03:00, 23 hours) and 2026-10-25
+ * (03:00 -> 02:00, 25 hours). The service's clock is moved to the eve of
+ * each day (Date.now only, so the solver's time budget still runs).
+ */
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { speedFactorAt } from "../src/solver/matrix";
+import { trafficFactorAt } from "../src/worker/domain/eta";
+import { localTrafficProfile } from "../src/worker/domain/routing-plan";
+import { createCompany, insertAddress } from "./helpers";
+
+const realNow = Date.now;
+/** Runs the service's clock from `iso` on (it keeps ticking). */
+function clockFrom(iso: string) {
+  const shift = Date.parse(iso) - realNow.call(Date);
+  vi.spyOn(Date, "now").mockImplementation(() => realNow.call(Date) + shift);
+}
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const berlin = (iso: string) =>
+  new Intl.DateTimeFormat("sv-SE", { timeZone: "Europe/Berlin", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit" }).format(Date.parse(iso));
+
+describe("routing on a changeover day", () => {
+  // One delivery in the first hours of the day and a vehicle on the night shift, times of day with their offsets.
+  const cases = [
+    { day: "2026-03-29", eve: "2026-03-28T18:00:00Z", window: ["2026-03-29T00:30:00+01:00", "2026-03-29T01:30:00+01:00"], shift: ["00:15:00+01:00", "05:00:00+02:00"] },
+    { day: "2026-10-25", eve: "2026-10-24T18:00:00Z", window: ["2026-10-25T00:30:00+02:00", "2026-10-25T02:30:00+02:00"], shift: ["00:00:00+02:00", "03:00:00+01:00"] },
+  ];
+  for (const c of cases) {
+    it(`plans the night of ${c.day} on that day: vehicle times of day are read on the company's date`, async () => {
+      clockFrom(c.eve);
+      const co = await createCompany();
+      const address = await insertAddress(co.id, { lng: 13.42, lat: 52.51 });
+      const delivery = await co.api("POST", "/delivery", { body: { deliverylocation_id: address, pdt_from: c.window[0], pdt_to: c.window[1], els: 5 } });
+      expect(delivery.status, delivery.text).toBe(201);
+      const routed = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=1", {
+        body: { deliveryids: [delivery.body.id], vehicles: [{ name: "Night van", departure_time_from: c.shift[0], return_time_to: c.shift[1] }] },
+      });
+      expect(routed.status, routed.text).toBe(200);
+      const [route] = routed.body.objects;
+      expect(berlin(route.tst_from).slice(0, 10)).toBe(c.day);
+      const [stop] = route.deliveries;
+      expect(Date.parse(stop.tdt_from)).toBeGreaterThanOrEqual(Date.parse(c.window[0]));
+      expect(Date.parse(stop.tdt_from)).toBeLessThanOrEqual(Date.parse(c.window[1]));
+      // The van leaves no earlier than its shift starts on that date.
+      expect(Date.parse(route.tst_from)).toBeGreaterThanOrEqual(Date.parse(`${c.day}T${c.shift[0]}`));
+    });
+  }
+});
+
+describe("traffic profile of a plan across a changeover", () => {
+  // Plans for the Saturday and the Friday before each change: their week runs across it.
+  for (const origin of ["2026-03-27T23:00:00Z", "2026-03-28T23:00:00Z", "2026-10-23T22:00:00Z", "2026-10-24T22:00:00Z"]) {
+    it(`slows the solver down exactly in the wall clock's rush hours (plan from ${origin})`, () => {
+      const start = Date.parse(origin) / 1000;
+      const profile = localTrafficProfile(start, "Europe/Berlin");
+      for (let t = 1800; t < 7 * 86_400; t += 3600) {
+        expect(speedFactorAt(profile, t), `${t / 3600} h after ${origin}`).toBe(trafficFactorAt(start + t, "Europe/Berlin"));
+      }
+    });
+  }
+});
+
+describe("a driver's trace of today", () => {
+  it("starts at midnight on the company's wall clock, also on a 25-hour day", async () => {
+    // 01:30 on 2026-10-25 in Berlin, summer time still: midnight was 22:00 UTC.
+    clockFrom("2026-10-24T23:30:00Z");
+    const co = await createCompany();
+    const driver = await co.user("driver");
+    const post = (timestamp: string, lng: number) =>
+      co.api("POST", "/drivertracking", { token: driver.token, body: { driver_id: driver.id, timestamp, position: { type: "Point", coordinates: [lng, 52.5] } } });
+    expect((await post("2026-10-24T21:30:00Z", 13.1)).status).toBe(200); // 23:30 the evening before
+    expect((await post("2026-10-24T22:30:00Z", 13.2)).status).toBe(200); // 00:30 today
+    expect((await post("2026-10-24T23:15:00Z", 13.3)).status).toBe(200); // 01:15 today
+    const trace = await co.api("GET", `/drivertrace/${driver.id}`);
+    expect(trace.status).toBe(200);
+    expect(trace.body.coordinates.map((p: number[]) => p[0])).toEqual([13.2, 13.3]);
+  });
+});
