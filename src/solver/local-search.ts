@@ -110,7 +110,6 @@ export class LocalSearch {
   readonly k: number;
   /** Per job: it belongs to a pair or group (must keep its tour). */
   private readonly bound: Uint8Array;
-  private readonly anyBound: boolean;
   private readonly lastTested: Float64Array;
   private readonly queued: Uint8Array;
   private readonly scratch: number[] = [];
@@ -125,7 +124,6 @@ export class LocalSearch {
     this.k = count;
     this.bound = new Uint8Array(inst.size);
     for (let n = 1; n < inst.size; n++) if (inst.pairRole[n] !== 0 || inst.units[inst.unitOf[n]].length > 1) this.bound[n] = 1;
-    this.anyBound = this.bound.includes(1);
     this.lastTested = new Float64Array(inst.size);
     this.queued = new Uint8Array(inst.size);
   }
@@ -229,7 +227,7 @@ export class LocalSearch {
       }
     }
     // 2-opt*: u then v's tail (i = pu + 1, j = pv), or v then u's tail (i = pu, j = pv + 1).
-    if (ru.vehicle.typeKey === rv.vehicle.typeKey && !this.hasBound(ru) && !this.hasBound(rv)) {
+    if (ru.vehicle.typeKey === rv.vehicle.typeKey && !ru.hasUnits && !rv.hasUnits) {
       for (let variant = 0; variant < 2; variant++) {
         const i = pu + 1 - variant;
         const j = pv + variant;
@@ -287,11 +285,5 @@ export class LocalSearch {
       if (tryPiece(pu + 1, pv + 1)) return [r];
     }
     return null;
-  }
-
-  private hasBound(r: Route): boolean {
-    if (!this.anyBound) return false;
-    for (const n of r.nodes) if (this.bound[n]) return true;
-    return false;
   }
 }
