@@ -219,9 +219,10 @@ export class Route {
   /**
    * Cost increase of inserting `node` before position p (0..length), or
    * Infinity when infeasible. Capacity, windows, shift and max duration are
-   * all checked in O(dims).
+   * all checked in O(dims); `loads` = false skips capacity (for SWAP*, where
+   * another job leaves the tour).
    */
-  insertionCost(node: number, p: number, bound = Infinity): number {
+  insertionCost(node: number, p: number, bound = Infinity, loads = true): number {
     const { inst, vehicle: v, dims, nodes } = this;
     const len = nodes.length;
     const a = p > 0 ? nodes[p - 1] : 0;
@@ -231,7 +232,7 @@ export class Route {
     const timeCosts = v.costPerWaitSecond !== 0 || v.costPerDurationSecond !== 0;
     // Without time-based costs the distance alone decides: skip the checks of hopeless positions.
     if (!timeCosts && cost >= bound) return Infinity;
-    for (let d = 0; d < dims; d++) {
+    for (let d = 0; loads && d < dims; d++) {
       const k = p * dims + d;
       const delta = inst.delta[node * dims + d];
       const plain = this.fPlain[k] + inst.plain[node * dims + d] + this.bPlain[k];
