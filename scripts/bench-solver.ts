@@ -1,8 +1,8 @@
 /**
  * Solver benchmark (figures only, never a test).
  *
- *   npm run bench:solver -- [--seconds S] [--dir DIR] [--only C101,R101] [--seed N]
- *   npm run bench:solver -- --set gh400|gh800 [--seconds S] [--only C1_8_1,R1_8_6]
+ *   npm run bench:solver -- [--seconds S] [--dir DIR] [--only C101,R101] [--seed N | --seeds 1,2]
+ *   npm run bench:solver -- --set gh200|gh400|gh800|gh1000 [--seconds S] [--only C1_8_1,R1_8_6]
  *   npm run bench:solver -- --scale [--seconds S] [--sizes 1000,2000]
  *   any mode: --clock cpu (budget in CPU time of this process, for a loaded machine)
  *
@@ -11,7 +11,11 @@
  * checks each solution with the independent checker and prints per instance
  * and per class: vehicles against bks.csv, distance gap, time to the first
  * feasible solution and peak memory (heap + array buffers); the rows go to
- * bench-results/<set>.csv.
+ * bench-results/<set>.csv. With several seeds (`--seeds 1,2`) every
+ * instance is solved once per seed, the class lines are printed per seed,
+ * and a spread line per class says how far the seeds lie apart (range of
+ * the class mean gap over the seeds, and the mean and largest range of one
+ * instance's gap), so a tuning result can be told from noise.
  * Scale mode solves generated city instances with time windows (embedded
  * great-circle matrices, as in production) and reports time to the first
  * feasible solution, the result after the budget and peak memory.
@@ -34,7 +38,7 @@ function sampleMemory(): void {
 const mb = (b: number) => `${(b / 1048576).toFixed(1)} MB`;
 
 const seconds = Number(arg("seconds") ?? 10);
-const seed = Number(arg("seed") ?? 1);
+const seeds = (arg("seeds") ?? arg("seed") ?? "1").split(",").map(Number);
 /**
  * `--clock cpu` measures the budget (and the time to first feasible) in CPU
  * time of this process instead of wall time: on a machine shared with other
@@ -62,7 +66,7 @@ function cpuClock(): () => number {
 }
 
 /** Solves `problem` within the budget, noting peak memory and when all jobs were first served. */
-function timedSolve(problem: Problem) {
+function timedSolve(problem: Problem, seed: number) {
   peakMemory = 0;
   sampleMemory();
   const started = clock();
@@ -78,6 +82,7 @@ function timedSolve(problem: Problem) {
 
 interface Row {
   name: string;
+  seed: number;
   vehicles: number;
   bksVehicles: number;
   gap: number;
@@ -104,25 +109,23 @@ function instances(dir: string): void {
     .filter((f) => f.toLowerCase().endsWith(".txt"))
     .filter((f) => !only || only.includes(f.replace(/\.txt$/i, "").toUpperCase()))
     .sort();
-  const csv: string[] = ["instance,vehicles,distance,bks_vehicles,bks_distance,gap_percent,seconds,first_feasible_s,peak_mb,feasible"];
+  const csv: string[] = ["instance,seed,vehicles,distance,bks_vehicles,bks_distance,gap_percent,seconds,first_feasible_s,peak_mb,feasible"];
   const rows: Row[] = [];
-  let overallPeak = 0;
-  for (const f of files) {
+  for (const f of files) for (const seed of seeds) {
     const name = f.replace(/\.txt$/i, "").toUpperCase();
     const problem = solomonProblem(parseSolomon(readFileSync(join(dir, f), "utf8")));
-    const { solution, firstFeasible, took, memory } = timedSolve(problem);
-    overallPeak = Math.max(overallPeak, memory);
+    const { solution, firstFeasible, took, memory } = timedSolve(problem, seed);
     const feasible = check(problem, solution).length === 0 && solution.unassigned.length === 0;
     const b = bks.get(name);
     const dist = solution.summary.distance;
     const gap = b ? ((dist - b.distance) / b.distance) * 100 : NaN;
     const vehicles = solution.tours.length;
-    rows.push({ name, vehicles, bksVehicles: b?.vehicles ?? NaN, gap, firstFeasible, memory, feasible });
+    rows.push({ name, seed, vehicles, bksVehicles: b?.vehicles ?? NaN, gap, firstFeasible, memory, feasible });
     csv.push(
-      [name, vehicles, dist.toFixed(4), b?.vehicles ?? "", b?.distance ?? "", gap.toFixed(2), took.toFixed(2), firstFeasible.toFixed(2), (memory / 1048576).toFixed(1), feasible].join(","),
+      [name, seed, vehicles, dist.toFixed(4), b?.vehicles ?? "", b?.distance ?? "", gap.toFixed(2), took.toFixed(2), firstFeasible.toFixed(2), (memory / 1048576).toFixed(1), feasible].join(","),
     );
     console.log(
-      `${name.padEnd(8)} ${String(vehicles).padStart(3)} ${dist.toFixed(2).padStart(10)}  bks ${b?.vehicles ?? "?"} ${b?.distance.toFixed(2) ?? "?"}  ` +
+      `${name.padEnd(8)} ${seeds.length > 1 ? `seed ${seed} ` : ""}${String(vehicles).padStart(3)} ${dist.toFixed(2).padStart(10)}  bks ${b?.vehicles ?? "?"} ${b?.distance.toFixed(2) ?? "?"}  ` +
         `gap ${gap.toFixed(2)}%  ${took.toFixed(1)}s  first feasible ${firstFeasible.toFixed(2)}s  ${mb(memory)}${feasible ? "" : "  INFEASIBLE"}`,
     );
   }
@@ -147,28 +150,49 @@ function instances(dir: string): void {
       infeasible: list.filter((r) => !r.feasible).length,
     };
   };
-  console.log("\nclass  n  vehicles=BKS  vehicles (BKS)  mean gap  gap at BKS fleet  max gap  max first feasible  peak memory");
+  const line = (label: string, list: Row[]) => {
+    const s = summary(list);
+    return (
+      `${label.padEnd(12)} ${String(list.length).padStart(2)}  ${`${s.matched}/${s.withBks}`.padStart(12)}  ${`${s.vehicles} (${s.bksVehicles})`.padStart(14)}  ` +
+      `${s.meanGap.toFixed(2).padStart(7)}%  ${percent(s.gapAtBksFleet).padStart(16)}  ${s.maxGap.toFixed(2).padStart(6)}%  ${s.firstFeasible.toFixed(2).padStart(17)}s  ${mb(s.memory)}`
+    );
+  };
+  /** How far the seeds lie apart: range of the mean gap over seeds; per instance, mean and largest range of its gap. */
+  const spread = (list: Row[]) => {
+    const means = seeds.map((sd) => summary(list.filter((r) => r.seed === sd)).meanGap);
+    const ranges = [...new Set(list.map((r) => r.name))].map((name) => {
+      const gaps = list.filter((r) => r.name === name).map((r) => r.gap);
+      return Math.max(...gaps) - Math.min(...gaps);
+    });
+    const meanRange = ranges.reduce((a, x) => a + x, 0) / Math.max(1, ranges.length);
+    return (
+      `seed spread: mean gap ${Math.min(...means).toFixed(2)}% to ${Math.max(...means).toFixed(2)}% (mean ${(means.reduce((a, x) => a + x, 0) / means.length).toFixed(2)}%); ` +
+      `per instance gap range mean ${meanRange.toFixed(2)}, max ${Math.max(...ranges).toFixed(2)} points`
+    );
+  };
+  const several = seeds.length > 1;
+  console.log("\nclass/seed    n  vehicles=BKS  vehicles (BKS)  mean gap  gap at BKS fleet  max gap  max first feasible  peak memory");
   for (const cls of [...new Set(rows.map((r) => classOf(r.name)))].sort()) {
-    const s = summary(rows.filter((r) => classOf(r.name) === cls));
-    const n = rows.filter((r) => classOf(r.name) === cls).length;
+    const inClass = rows.filter((r) => classOf(r.name) === cls);
+    for (const sd of seeds) console.log(line(several ? `${cls} seed ${sd}` : cls, inClass.filter((r) => r.seed === sd)));
+    if (several) console.log(`${cls.padEnd(12)} ${spread(inClass)}`);
+  }
+  for (const sd of seeds) {
+    const all = summary(rows.filter((r) => r.seed === sd));
     console.log(
-      `${cls.padEnd(5)} ${String(n).padStart(2)}  ${`${s.matched}/${s.withBks}`.padStart(12)}  ${`${s.vehicles} (${s.bksVehicles})`.padStart(14)}  ` +
-        `${s.meanGap.toFixed(2).padStart(7)}%  ${percent(s.gapAtBksFleet).padStart(16)}  ${s.maxGap.toFixed(2).padStart(6)}%  ${s.firstFeasible.toFixed(2).padStart(17)}s  ${mb(s.memory)}`,
+      `\n${files.length} instances at ${seconds}s, seed ${sd}: vehicles = BKS on ${all.matched}/${all.withBks}; ` +
+        `vehicles ${all.vehicles} vs BKS ${all.bksVehicles}; distance gap mean ${all.meanGap.toFixed(2)}% (${percent(all.gapAtBksFleet)} on the ${all.matched} with the BKS fleet), max ${all.maxGap.toFixed(2)}%; ` +
+        `first feasible max ${all.firstFeasible.toFixed(2)}s; infeasible ${all.infeasible}; peak memory ${mb(all.memory)}`,
     );
   }
-  const all = summary(rows);
-  console.log(
-    `\n${files.length} instances at ${seconds}s, seed ${seed}: vehicles = BKS on ${all.matched}/${all.withBks}; ` +
-      `vehicles ${all.vehicles} vs BKS ${all.bksVehicles}; distance gap mean ${all.meanGap.toFixed(2)}% (${percent(all.gapAtBksFleet)} on the ${all.matched} with the BKS fleet), max ${all.maxGap.toFixed(2)}%; ` +
-      `first feasible max ${all.firstFeasible.toFixed(2)}s; infeasible ${all.infeasible}; peak memory ${mb(overallPeak)}`,
-  );
+  if (several) console.log(`all seeds: ${spread(rows)}`);
 }
 
 function scale(): void {
   const sizes = (arg("sizes") ?? "1000,2000").split(",").map(Number);
   for (const n of sizes) {
-    const problem = cityProblem(n, seed);
-    const { solution, firstFeasible, took, memory } = timedSolve(problem);
+    const problem = cityProblem(n, seeds[0]);
+    const { solution, firstFeasible, took, memory } = timedSolve(problem, seeds[0]);
     const violations = check(problem, solution);
     console.log(
       `${n} jobs: first feasible ${firstFeasible.toFixed(1)}s; after ${took.toFixed(1)}s: ` +

@@ -4,6 +4,7 @@ import type { Random } from "./random";
 import type { Route } from "./route";
 import { EPS, merge, seg } from "./segment";
 import type { SolutionState } from "./state";
+import { overlap, polarAngles, type Sector, sectorOf, swapStar } from "./swap-star";
 
 /**
  * Granular local search in the style of HGS (Vidal 2022, "Hybrid genetic
@@ -15,7 +16,10 @@ import type { SolutionState } from "./state";
  * - swap of strings of 1-2 jobs at u and at v (1-1, 2-1, 1-2, 2-2),
  * - 2-opt* (exchange of tails so that u is followed by v, or v by u),
  * - intra-tour 2-opt (reverse the piece after u up to v),
- * and applies the first move that lowers the cost. Every move is checked
+ * and applies the first move that lowers the cost. When no such move is
+ * left, SWAP* (swap-star.ts) runs over the pairs of tours whose polar
+ * sectors overlap and of which one changed since the last such pass; the
+ * jobs of the tours it changes go back into the queue. Every move is checked
  * with the tours' prefix and suffix summaries (route.ts), against windows,
  * shift, maximum duration and all capacities: O(1) per move plus the jobs
  * it moves (the reversed or shifted piece for moves within one tour).
@@ -44,7 +48,7 @@ const peak = new Float64Array(3);
  * vehicle, or Infinity when it breaks a constraint; 0 when empty. y must be
  * x or a tour of the same vehicle type (its suffix summaries are reused).
  */
-function joinCost(x: Route, i: number, mid: ArrayLike<number>, from: number, to: number, y: Route, j: number): number {
+export function joinCost(x: Route, i: number, mid: ArrayLike<number>, from: number, to: number, y: Route, j: number): number {
   const inst = x.inst;
   const dims = x.dims;
   const v = x.vehicle;
@@ -110,12 +114,14 @@ export class LocalSearch {
   readonly k: number;
   /** Per job: it belongs to a pair or group (must keep its tour). */
   private readonly bound: Uint8Array;
-  private readonly anyBound: boolean;
   private readonly lastTested: Float64Array;
   private readonly queued: Uint8Array;
   private readonly scratch: number[] = [];
   private stamps = new Map<Route, number>();
   private clock = 0;
+  private readonly angles: Float64Array;
+  /** Clock at the start of the last SWAP* pass: pairs of tours unchanged since were tested then. */
+  private swapPass = 0;
   /** Moves applied over the lifetime of this search (for benchmarks and tests). */
   moves = 0;
 
@@ -125,9 +131,9 @@ export class LocalSearch {
     this.k = count;
     this.bound = new Uint8Array(inst.size);
     for (let n = 1; n < inst.size; n++) if (inst.pairRole[n] !== 0 || inst.units[inst.unitOf[n]].length > 1) this.bound[n] = 1;
-    this.anyBound = this.bound.includes(1);
     this.lastTested = new Float64Array(inst.size);
     this.queued = new Uint8Array(inst.size);
+    this.angles = polarAngles(inst);
   }
 
   /** Improves `state` in place until no move of the neighbourhood lowers the cost; returns the moves applied. */
@@ -142,16 +148,14 @@ export class LocalSearch {
     rng.shuffle(queue);
     this.stamps = new Map();
     this.clock = 1;
+    this.swapPass = 0;
     this.lastTested.fill(-1);
-    for (const n of queue) this.queued[n] = 1;
-    const before = this.moves;
-    let pops = 0;
-    while (queue.length > 0) {
-      if ((++pops & 15) === 0 && shouldStop?.()) break;
-      const u = queue.pop()!;
-      this.queued[u] = 0;
-      const changed = this.improve(state, u, mask);
-      if (!changed) continue;
+    // The tours to start from count as changed (for SWAP*'s pairs).
+    for (const n of queue) {
+      this.queued[n] = 1;
+      this.stamps.set(state.routeOf[n]!, 1);
+    }
+    const enqueue = (changed: Iterable<Route>) => {
       for (const r of changed) {
         for (const n of r.nodes) {
           if (!this.queued[n]) {
@@ -160,9 +164,52 @@ export class LocalSearch {
           }
         }
       }
+    };
+    const before = this.moves;
+    let pops = 0;
+    for (;;) {
+      while (queue.length > 0) {
+        if ((++pops & 15) === 0 && shouldStop?.()) break;
+        const u = queue.pop()!;
+        this.queued[u] = 0;
+        const changed = this.improve(state, u, mask);
+        if (changed) enqueue(changed);
+      }
+      if (queue.length > 0 || shouldStop?.()) break;
+      const changed = this.swapStarPass(state, mask, shouldStop);
+      if (changed.size === 0) break;
+      enqueue(changed);
     }
     for (const n of queue) this.queued[n] = 0;
     return this.moves - before;
+  }
+
+  /** One SWAP* pass over the pairs of tours (of the scope) with overlapping sectors; returns the tours it changed. */
+  private swapStarPass(state: SolutionState, mask: Uint8Array | null, shouldStop?: () => boolean): Set<Route> {
+    const previous = this.swapPass;
+    this.swapPass = this.clock;
+    const routes = state.routes.filter((r) => r.feasible && (!mask || mask[r.nodes[0]]));
+    const sectors: Sector[] = routes.map((r) => sectorOf(r, this.angles));
+    const changed = new Set<Route>();
+    for (let x = 0; x < routes.length; x++) {
+      if (shouldStop?.()) break;
+      for (let y = x + 1; y < routes.length; y++) {
+        const a = routes[x];
+        const b = routes[y];
+        if (Math.max(this.stamp(a), this.stamp(b)) <= previous || !overlap(sectors[x], sectors[y])) continue;
+        if (!swapStar(a, b, this.bound, joinCost)) continue;
+        this.moves++;
+        this.clock++;
+        for (const r of [a, b]) {
+          state.afterChange(r);
+          this.stamps.set(r, this.clock);
+          changed.add(r);
+        }
+        sectors[x] = sectorOf(a, this.angles);
+        sectors[y] = sectorOf(b, this.angles);
+      }
+    }
+    return changed;
   }
 
   private stamp(r: Route): number {
@@ -229,7 +276,7 @@ export class LocalSearch {
       }
     }
     // 2-opt*: u then v's tail (i = pu + 1, j = pv), or v then u's tail (i = pu, j = pv + 1).
-    if (ru.vehicle.typeKey === rv.vehicle.typeKey && !this.hasBound(ru) && !this.hasBound(rv)) {
+    if (ru.vehicle.typeKey === rv.vehicle.typeKey && !ru.hasUnits && !rv.hasUnits) {
       for (let variant = 0; variant < 2; variant++) {
         const i = pu + 1 - variant;
         const j = pv + variant;
@@ -287,11 +334,5 @@ export class LocalSearch {
       if (tryPiece(pu + 1, pv + 1)) return [r];
     }
     return null;
-  }
-
-  private hasBound(r: Route): boolean {
-    if (!this.anyBound) return false;
-    for (const n of r.nodes) if (this.bound[n]) return true;
-    return false;
   }
 }

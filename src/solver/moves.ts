@@ -16,7 +16,7 @@ export function movable(state: SolutionState, node: number): boolean {
 
 /** Cost change of exchanging the tails A[i..] and B[j..], or Infinity. */
 export function twoOptStarCost(a: Route, i: number, b: Route, j: number): number {
-  if (a.vehicle.typeKey !== b.vehicle.typeKey || a.hasPairs || b.hasPairs) return Infinity;
+  if (a.vehicle.typeKey !== b.vehicle.typeKey || a.hasUnits || b.hasUnits) return Infinity;
   const headA = tailJoin(a, i, b, j);
   if (headA === Infinity) return Infinity;
   const headB = tailJoin(b, j, a, i);

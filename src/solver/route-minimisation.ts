@@ -371,7 +371,7 @@ function squeeze(state: SolutionState, unit: number, rng: Random, near: Int32Arr
             };
           }
         }
-        if (r.vehicle.typeKey === b.vehicle.typeKey && !r.hasPairs && !b.hasPairs) {
+        if (r.vehicle.typeKey === b.vehicle.typeKey && !r.hasUnits && !b.hasUnits) {
           // Tails exchanged so that u is followed by w (t = 0), or w by u (t = 1).
           for (let t = 0; t < 2; t++) {
             const ri = i + 1 - t;

@@ -45,6 +45,12 @@ export class Route {
   penalty = 0;
   /** Whether some node has a partner (then precedence matters for moves). */
   hasPairs = false;
+  /**
+   * Whether some node belongs to a pair or group (a unit of several jobs,
+   * e.g. a tour area): such jobs keep their tour, so no tail of this tour
+   * may be exchanged with another (2-opt*).
+   */
+  hasUnits = false;
 
   constructor(
     readonly inst: Instance,
@@ -86,6 +92,7 @@ export class Route {
     r.feasible = this.feasible;
     r.penalty = this.penalty;
     r.hasPairs = this.hasPairs;
+    r.hasUnits = this.hasUnits;
     return r;
   }
 
@@ -134,9 +141,11 @@ export class Route {
     for (let d = 0; d < dims; d++) this.fPlain[d] = this.fSum[d] = this.fPeak[d] = 0;
     let prev = 0;
     this.hasPairs = false;
+    this.hasUnits = false;
     for (let p = 1; p <= len; p++) {
       const node = nodes[p - 1];
       if (inst.pairRole[node] !== 0) this.hasPairs = true;
+      if (inst.units[inst.unitOf[node]].length > 1) this.hasUnits = true;
       const t = this.time(prev, node);
       merge(this.fDur[p - 1], this.fWarp[p - 1], this.fEarly[p - 1], this.fLate[p - 1], t, service[node], 0, ready[node], due[node]);
       this.fDur[p] = seg.duration;
@@ -210,9 +219,10 @@ export class Route {
   /**
    * Cost increase of inserting `node` before position p (0..length), or
    * Infinity when infeasible. Capacity, windows, shift and max duration are
-   * all checked in O(dims).
+   * all checked in O(dims); `loads` = false skips capacity (for SWAP*, where
+   * another job leaves the tour).
    */
-  insertionCost(node: number, p: number, bound = Infinity): number {
+  insertionCost(node: number, p: number, bound = Infinity, loads = true): number {
     const { inst, vehicle: v, dims, nodes } = this;
     const len = nodes.length;
     const a = p > 0 ? nodes[p - 1] : 0;
@@ -222,7 +232,7 @@ export class Route {
     const timeCosts = v.costPerWaitSecond !== 0 || v.costPerDurationSecond !== 0;
     // Without time-based costs the distance alone decides: skip the checks of hopeless positions.
     if (!timeCosts && cost >= bound) return Infinity;
-    for (let d = 0; d < dims; d++) {
+    for (let d = 0; loads && d < dims; d++) {
       const k = p * dims + d;
       const delta = inst.delta[node * dims + d];
       const plain = this.fPlain[k] + inst.plain[node * dims + d] + this.bPlain[k];

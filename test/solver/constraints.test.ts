@@ -107,6 +107,36 @@ describe("every constraint binds and is respected", () => {
     expect(routes(s).map((r) => r.slice().sort())).toContainEqual(["g1", "g2"]);
   });
 
+  it("tour areas (groups of several jobs among single ones) stay whole whatever move runs", () => {
+    // usearea: each area's deliveries form a group. With windows spread over the day, route
+    // minimisation's perturbations and squeeze (2-opt* included) and the local search all get
+    // to move jobs between tours that hold area members.
+    const areaPlan = (seed: number) => {
+      let s = seed * 97 + 10;
+      const rand = () => ((s = (s * 16807) % 2147483647) / 2147483647);
+      const job = (id: string, cx: number, cy: number, side: number, minWidth: number, group?: string) => {
+        const open = Math.floor(rand() * 300);
+        const x = cx + rand() * side;
+        const y = cy + rand() * side;
+        const load = [1 + Math.floor(rand() * 5)];
+        return { id, x, y, service: 5, load, timeWindow: { start: open, end: open + minWidth + Math.floor(rand() * 100) }, ...(group ? { group } : {}) };
+      };
+      const jobs = [];
+      for (let a = 0; a < 10; a++) {
+        const cx = rand() * 200 - 100;
+        const cy = rand() * 200 - 100;
+        for (let k = 0; k < 4; k++) jobs.push(job(`a${a}-${k}`, cx, cy, 30, 80, `area:${a}`));
+      }
+      for (let k = 0; k < 60; k++) jobs.push(job(`f${k}`, -100, -100, 200, 60));
+      return planar({ x: 0, y: 0 }, jobs, { vehicles: vehicles(30, { capacity: [40], shift: { earliestStart: 0, latestEnd: 800 } }) });
+    };
+    for (const seed of [1, 2, 3, 4]) {
+      const p = areaPlan(seed);
+      const s = solveSync(p, { maxIterations: 2_000, seed });
+      expect(codes(p, s), `seed ${seed}`).toEqual([]);
+    }
+  });
+
   it("open tours end at the last stop", () => {
     const p = planar({ x: 0, y: 0 }, [{ id: "a", x: 10, y: 0, service: 5 }], { vehicles: vehicles(1, { roundtrip: false }) });
     const s = solveSync(p, opts);

@@ -38,6 +38,30 @@ describe("local search (improvePlan)", () => {
     for (const tour of routes(s)) expect(new Set(tour.map((id) => id[0])).size).toBe(1);
   });
 
+  it("SWAP*: exchanges two jobs that are not neighbours, each into its best place in the other tour", () => {
+    // 40 jobs on a circle; each tour is one half plus, first, the job opposite its own
+    // half (load 3; capacity 22 is full). Relocating either is over capacity, and the
+    // two are far apart, so swap and 2-opt* between neighbours leave them stuck.
+    const pts = Array.from({ length: 40 }, (_, k) => {
+      const a = ((4.5 + 9 * k) * Math.PI) / 180;
+      return { id: `${Math.cos(a) > 0 ? "e" : "w"}${k}`, x: 50 * Math.cos(a), y: 50 * Math.sin(a), load: [1] };
+    });
+    const angle = (q: { x: number; y: number }) => (Math.atan2(q.y, q.x) + 2 * Math.PI) % (2 * Math.PI);
+    const side = (c: string) => pts.filter((q) => q.id[0] === c).sort((a, b) => ((angle(a) + Math.PI / 2) % (2 * Math.PI)) - ((angle(b) + Math.PI / 2) % (2 * Math.PI)));
+    const [east, west] = [side("e"), side("w")];
+    const [strayWest, strayEast] = [west[10], east[10]];
+    strayWest.load = [3];
+    strayEast.load = [3];
+    const p = planar({ x: 0, y: 0 }, pts, { vehicles: vehicles(2, { capacity: [22] }) });
+    const plan = [
+      { vehicleId: "v1", jobIds: [strayWest, ...east.filter((q) => q !== strayEast)].map((q) => q.id) },
+      { vehicleId: "v2", jobIds: [strayEast, ...west.filter((q) => q !== strayWest)].map((q) => q.id) },
+    ];
+    const s = improvePlan(p, plan);
+    expect(check(p, s)).toEqual([]);
+    for (const tour of routes(s)) expect(new Set(tour.map((id) => id[0])).size).toBe(1);
+  });
+
   it("never makes a plan worse or infeasible, and merges one-job tours under windows and capacity", () => {
     const p = medium();
     const plan = p.jobs.map((j, i) => ({ vehicleId: `v${i + 1}`, jobIds: [j.id] }));
