@@ -6,8 +6,8 @@ import { defineConfig } from "vitest/config";
 // everything else runs inside workerd with the bindings of wrangler.toml.
 export default defineConfig({
   test: {
-    // One access line per request would drown the output; tests that need log lines spy on the console.
-    onConsoleLog: (line) => !line.startsWith('{"level":"info","msg":"request"'),
+    // One access line per request or queue message would drown the output; tests that need log lines spy on the console.
+    onConsoleLog: (line) => !/^\{"level":"info","msg":"(request|queue message)"/.test(line),
     projects: [
       {
         test: {
