@@ -2,12 +2,12 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 // Three projects: the solver is a pure library tested under Node; the pages
-// run in headless Chromium against a local `wrangler dev` (test/browser);
+// run in headless Chromium (test/browser/chromium.ts) against a local `wrangler dev` (test/browser);
 // everything else runs inside workerd with the bindings of wrangler.toml.
 export default defineConfig({
   test: {
-    // One access line per request would drown the output; tests that need log lines spy on the console.
-    onConsoleLog: (line) => !line.startsWith('{"level":"info","msg":"request"'),
+    // One access line per request or queue message would drown the output; tests that need log lines spy on the console.
+    onConsoleLog: (line) => !/^\{"level":"info","msg":"(request|queue message)"/.test(line),
     projects: [
       {
         test: {
@@ -22,6 +22,8 @@ export default defineConfig({
           name: "browser",
           include: ["test/browser/**/*.test.ts"],
           environment: "node",
+          // Chooses the browser (CHROMIUM_PATH, an installed one, or the npm-shipped one) or fails saying how to get one.
+          globalSetup: ["test/browser/global-setup.ts"],
           testTimeout: 90_000,
           hookTimeout: 300_000,
           // Pages react to events within moments; a busy 2-core CI box needs headroom.

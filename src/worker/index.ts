@@ -1,7 +1,10 @@
 /** Worker entry: HTTP through Hono, queue consumers, and the Durable Object class. */
+import { eq } from "drizzle-orm";
 import { createApp } from "./app";
 import type { Db, Env, NotificationJob, RoutingMessage } from "./env";
 import { createDb } from "./db/client";
+import { companies } from "./db/schema";
+import { log, withQueueMessageContext } from "./lib/log";
 import { deliverOutboxMessage, failOutboxMessage } from "./services/outbox";
 import { companyStub } from "./services/live";
 import { runRouting } from "./services/routing";
@@ -71,27 +74,48 @@ function consumerOf(queue: string): { consumer: Consumer; dead: boolean } {
   return { consumer: consumers[name], dead };
 }
 
+/** The slug of a message's company for its log lines (null when unknown: logging never fails a job). */
+async function companySlug(db: Db, companyId: unknown): Promise<string | null> {
+  if (typeof companyId !== "number") return null;
+  const [company] = await db.select({ slug: companies.slug }).from(companies).where(eq(companies.id, companyId)).catch(() => []);
+  return company?.slug ?? null;
+}
+
+/** Runs one message and settles it: acked when done, retried (with backoff, or when the job asks) when it failed. */
+async function consume(env: Env, db: Db, consumer: Consumer, dead: boolean, message: Message<unknown>): Promise<"done" | "retry"> {
+  try {
+    const later = dead ? await consumer.giveUp(env, db, message.body) : await consumer.run(env, db, message.body, message.id);
+    if (later) {
+      message.retry({ delaySeconds: later.retryAfterSeconds });
+      return "retry";
+    }
+    message.ack();
+    return "done";
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
+    log("error", "queue message failed", { attempts: message.attempts, error: err });
+    if (!dead) await consumer.noteError?.(env, db, message.body, error).catch((e: unknown) => log("error", "could not record the error", { error: e }));
+    // At-least-once delivery with backoff; the dead-letter queue keeps what finally fails.
+    message.retry({ delaySeconds: Math.min(2 ** message.attempts, 300) });
+    return "retry";
+  }
+}
+
 export default {
   fetch: app.fetch,
 
+  /** Each message with its log context (company, process id), ending with one line per message as a request ends with its access line. */
   async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
     const db = createDb(env.DB);
     const { consumer, dead } = consumerOf(batch.queue);
     for (const message of batch.messages) {
-      try {
-        const later = dead ? await consumer.giveUp(env, db, message.body) : await consumer.run(env, db, message.body, message.id);
-        if (later) {
-          message.retry({ delaySeconds: later.retryAfterSeconds });
-          continue;
-        }
-        message.ack();
-      } catch (err) {
-        const error = err instanceof Error ? err.message : String(err);
-        console.error("queue message failed", batch.queue, message.id, err);
-        if (!dead) await consumer.noteError?.(env, db, message.body, error).catch((e: unknown) => console.error("could not record the error", message.id, e));
-        // At-least-once delivery with backoff; the dead-letter queue keeps what finally fails.
-        message.retry({ delaySeconds: Math.min(2 ** message.attempts, 300) });
-      }
+      const job = (message.body ?? {}) as { companyId?: unknown; processId?: unknown };
+      const processId = typeof job.processId === "string" ? job.processId : null;
+      const started = Date.now();
+      await withQueueMessageContext(await companySlug(db, job.companyId), { queue: batch.queue, message_id: message.id, process_id: processId }, async () => {
+        const outcome = await consume(env, db, consumer, dead, message);
+        log("info", "queue message", { outcome, attempts: message.attempts, dead_letter: dead, duration_ms: Date.now() - started });
+      });
     }
   },
 

@@ -6,7 +6,8 @@
  */
 import { mkdirSync } from "node:fs";
 import { type Browser, type Page, chromium } from "playwright-core";
-import { afterAll, afterEach } from "vitest";
+import { afterAll, afterEach, inject } from "vitest";
+import type { BrowserChoice } from "./chromium";
 import { type Service, startService } from "./service";
 
 export const SHOTS = "test-results/browser";
@@ -26,10 +27,21 @@ export interface Person {
   lastname: string;
 }
 
-/** A fresh local service (company `slug`) and Debian's Chromium, started side by side. */
-export async function startServiceAndBrowser(slug: string): Promise<[Service, Browser]> {
+/**
+ * A fresh local service (company `slug`) and headless Chromium (the one test/browser/chromium.ts
+ * found), started side by side. When either fails to start, the other is stopped before the
+ * error is passed on: a file whose start failed leaves nothing running.
+ */
+export async function startServiceAndBrowser(slug: string, browser: BrowserChoice = inject("chromium")): Promise<[Service, Browser]> {
   mkdirSync(SHOTS, { recursive: true });
-  return Promise.all([startService(slug), chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox"] })]);
+  const [service, launched] = await Promise.allSettled([
+    startService(slug),
+    chromium.launch({ executablePath: browser.executablePath, env: { ...process.env, ...browser.env }, args: ["--no-sandbox"] }),
+  ]);
+  if (service.status === "fulfilled" && launched.status === "fulfilled") return [service.value, launched.value];
+  await Promise.allSettled([service.status === "fulfilled" && service.value.stop(), launched.status === "fulfilled" && launched.value.close()]);
+  const errors = [service, launched].flatMap((r) => (r.status === "rejected" ? [r.reason] : []));
+  throw errors.length === 1 ? errors[0] : new AggregateError(errors, "neither the service nor the browser started");
 }
 
 /**
@@ -82,7 +94,6 @@ export function takePicturesAndStop(running: () => { browser: Browser | undefine
   });
   afterAll(async () => {
     const { browser, service } = running();
-    await browser?.close();
-    await service?.stop();
+    await Promise.all([browser?.close(), service?.stop()]);
   });
 }

@@ -1,6 +1,6 @@
 /**
- * The dispatcher console and the driver app in a real browser (Debian's
- * headless Chromium driven by playwright-core) against a local `wrangler dev`
+ * The dispatcher console and the driver app in a real browser (headless
+ * Chromium, see chromium.ts, driven by playwright-core) against a local `wrangler dev`
  * serving the built static assets and the Worker. Screenshots land in
  * test-results/browser/.
  */

@@ -32,45 +32,63 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startService(slug: string): Promise<Service> {
-  const state = mkdtempSync(join(tmpdir(), "dispatch-browser-"));
-  const env = { ...process.env, CI: "true", NO_COLOR: "1" };
-  const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { env, encoding: "utf8" });
-  if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stderr}${migrate.stdout}`);
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const vars = { JWT_SECRET, OPERATOR_TOKEN, ROUTING_TIME_BUDGET_MS: "1000" };
-  const dev: ChildProcess = spawn(
-    "npx",
-    ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`])],
-    { env, stdio: ["ignore", "pipe", "pipe"], detached: true },
-  );
-  let log = "";
-  dev.stdout!.on("data", (d) => (log += d));
-  dev.stderr!.on("data", (d) => (log += d));
+/** Signals the process group of `wrangler dev` (wrangler and its workerd); false when none of it is left. */
+function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
+export async function startService(slug: string): Promise<Service> {
+  // The slug in the folder's name lets a test find what one start left behind.
+  const state = mkdtempSync(join(tmpdir(), `dispatch-browser-${slug}-`));
+  let dev: ChildProcess | undefined;
+  /** Stops everything this start made, whatever step it reached. */
   const stop = async () => {
-    if (dev.exitCode === null) {
-      const exited = new Promise((r) => dev.once("exit", r));
-      process.kill(-dev.pid!, "SIGTERM");
+    if (dev?.pid !== undefined && signalGroup(dev.pid, "SIGTERM")) {
+      const exited = new Promise((r) => (dev!.exitCode === null ? dev!.once("exit", r) : r(null)));
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      // workerd may outlive wrangler; nothing of the group may stay.
+      for (let i = 0; i < 20 && signalGroup(dev.pid, "SIGKILL"); i++) await new Promise((r) => setTimeout(r, 100));
     }
     rmSync(state, { recursive: true, force: true });
   };
-
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/openapi.json`)).ok) break;
-    } catch {
-      // not up yet
+  try {
+    const env = { ...process.env, CI: "true", NO_COLOR: "1" };
+    const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { env, encoding: "utf8", timeout: 180_000 });
+    if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.error ?? ""}${migrate.stderr}${migrate.stdout}`);
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const vars = { JWT_SECRET, OPERATOR_TOKEN, ROUTING_TIME_BUDGET_MS: "1000" };
+    const child = spawn(
+      "npx",
+      ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`])],
+      { env, stdio: ["ignore", "pipe", "pipe"], detached: true },
+    );
+    dev = child;
+    let log = "";
+    child.stdout!.on("data", (d) => (log += d));
+    child.stderr!.on("data", (d) => (log += d));
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`${base}/openapi.json`)).ok) break;
+      } catch {
+        // not up yet
+      }
+      if (i > 240 || child.exitCode !== null) throw new Error(`wrangler dev did not come up:\n${log}`);
+      await new Promise((r) => setTimeout(r, 250));
     }
-    if (i > 240 || dev.exitCode !== null) {
-      await stop();
-      throw new Error(`wrangler dev did not come up:\n${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 250));
+    return service(base, slug, stop);
+  } catch (e) {
+    await stop();
+    throw e;
   }
+}
 
+function service(base: string, slug: string, stop: () => Promise<void>): Service {
   const request = async (method: string, url: string, authorization: string | undefined, body: unknown) => {
     const res = await fetch(url, {
       method,

@@ -316,9 +316,10 @@ describe("driver app as a PWA", () => {
     const sw = await fetch(worker.script!);
     expect(sw.headers.get("content-type")).toMatch(/javascript/);
     expect(sw.headers.get("content-security-policy")).toContain("default-src 'none'");
-    // Playwright's contexts are incognito, which alone keeps Chromium from offering the install.
+    // Playwright's contexts are incognito, which alone may keep Chromium from offering the install
+    // (the full browser says so; the headless shell npm brings does not check incognito).
     const { installabilityErrors } = await cdp.send("Page.getInstallabilityErrors");
-    expect(installabilityErrors.map((e) => e.errorId)).toEqual(["in-incognito"]);
+    expect(installabilityErrors.map((e) => e.errorId).filter((id) => id !== "in-incognito")).toEqual([]);
 
     // Once the worker controls the page, an API call passes it untouched: the cache holds the shell only.
     await driver.reload();

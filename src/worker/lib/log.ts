@@ -2,21 +2,36 @@
  * Structured logs: one JSON object per line (Workers Logs index the fields).
  * Every line written while a request is served carries its `request_id` and
  * the company's slug as `company` (null before the company is known, and outside
- * requests). Secrets never reach a line: fields named like credentials are
+ * requests); every line written while a queue message is consumed carries the
+ * company's slug and the message's `queue`, `message_id` and `process_id`.
+ * Secrets never reach a line: fields named like credentials are
  * replaced, and anything shaped like a JWT is cut out of every string.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
-interface RequestContext {
-  request_id: string;
+interface LogContext {
+  request_id: string | null;
   /** The company's slug. */
   company: string | null;
+  /** What identifies a queue message's lines. */
+  message?: QueueMessageContext;
 }
 
-const current = new AsyncLocalStorage<RequestContext>();
+export interface QueueMessageContext {
+  queue: string;
+  message_id: string;
+  /** The routing process the message works for (null for jobs of no process). */
+  process_id: string | null;
+}
+
+const current = new AsyncLocalStorage<LogContext>();
 
 /** Runs `fn` (the rest of the request) with its log context. */
 export const withRequestContext = <T>(requestId: string, fn: () => Promise<T>) => current.run({ request_id: requestId, company: null }, fn);
+
+/** Runs `fn` (the consumption of one queue message) with its log context. */
+export const withQueueMessageContext = <T>(company: string | null, message: QueueMessageContext, fn: () => Promise<T>) =>
+  current.run({ request_id: null, company, message }, fn);
 
 /** Names the company in every later line of the current request. */
 export function setLogSlug(slug: string) {
@@ -47,9 +62,9 @@ const sinks: Record<Level, (line: string) => void> = {
   error: (line) => console.error(line),
 };
 
-/** One log line: `{level, msg, request_id, company, ...fields}` (`company`: the slug). */
+/** One log line: `{level, msg, request_id, company, ...fields}` (`company`: the slug), plus `queue`, `message_id`, `process_id` in a queue consumer. */
 export function log(level: Level, msg: string, fields: Record<string, unknown> = {}) {
   const context = current.getStore();
-  const line = { level, msg, request_id: context?.request_id ?? null, company: context?.company ?? null, ...(scrub(fields) as object) };
+  const line = { level, msg, request_id: context?.request_id ?? null, company: context?.company ?? null, ...context?.message, ...(scrub(fields) as object) };
   sinks[level](JSON.stringify(line));
 }

@@ -14,6 +14,7 @@ import { type PlannedDelivery, type RouteReplacement, type RoutingParams, type V
 import type { Company, Db, Env, RoutingJob } from "../env";
 import { ApiError, conflict, notFound, unprocessable } from "../errors";
 import { formatDateTime, nowIso } from "../lib/time";
+import { log } from "../lib/log";
 import { dayAt, dayBounds } from "../../shared/wall-clock";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
 import { type DeliveryDataItem, importDeliveries } from "./delivery-import";
@@ -454,7 +455,7 @@ export async function runRouting(
     return { ok: true, routeIds: written.map((r) => r.id) };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    console.error("routing failed", processId, err);
+    log("error", "routing failed", { process_id: processId, error: err });
     await fail(`Routing failed: ${message}`);
     return { ok: false, error: message };
   }
