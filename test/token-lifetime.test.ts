@@ -11,7 +11,7 @@ import { call, createCompany, login } from "./helpers";
 afterEach(() => vi.restoreAllMocks());
 
 describe("token lifetime", () => {
-  it("a deactivated driver's tokens stop working; a login after the deactivation gets a working token", async () => {
+  it("a deactivated driver's tokens stop working; a login after the deactivation gets a working token, its old code no activation", async () => {
     const co = await createCompany();
     const driver = await co.user("driver");
     await env.DB.prepare("UPDATE users SET active = 1 WHERE id = ?").bind(driver.id).run();
@@ -25,6 +25,11 @@ describe("token lifetime", () => {
     await new Promise((r) => setTimeout(r, 1100));
     const fresh = await login(co.slug, driver.email, "another good password");
     expect((await asDriver(fresh)).status).not.toBe(403);
+    // The used activation code cannot make the driver active again; a dispatcher can.
+    const again = await call("POST", `/${co.slug}/api/activatedriver`, { token: fresh, body: { code: driver.code, imei: "356938035643809" } });
+    expect(again.status).toBe(403);
+    expect((await co.api("GET", `/driver/${driver.id}`)).body.active).toBe(false);
+    expect((await co.api("PATCH", `/driver/${driver.id}`, { body: { active: true } })).body.active).toBe(true);
   });
 
   it(`a removed user's token stops working within ${USER_RECHECK_MS / 1000} s, and at once where it was not in use`, async () => {

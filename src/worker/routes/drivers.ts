@@ -236,8 +236,9 @@ export const driverRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const { id: _id, usertype: _u, company_id: _c, confirmed_at: _ca, driveravailabilities: _da, available: _a, current_position: _cp, ...changes } = body;
     let updated = row;
     if (Object.keys(changes).length) {
-      // Deactivation ends the driver's tokens (lib/tokens.ts).
-      const ending = changes.active === false && row.active ? { tokens_valid_after: Date.now() } : {};
+      // Deactivation ends the driver's tokens (lib/tokens.ts) and its used activation code, which would
+      // otherwise let the phone activate itself again; a dispatcher reactivates with `active: true`.
+      const ending = changes.active === false && row.active ? { tokens_valid_after: Date.now(), code_hash: null } : {};
       [updated] = await db
         .update(users)
         .set({ ...changes, ...ending })
