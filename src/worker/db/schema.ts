@@ -56,6 +56,8 @@ export const users = sqliteTable(
     status: integer("status"),
     /** Device identifier given at driver activation. */
     imei: text("imei"),
+    /** Tokens issued before this time (ms) are refused: set when a driver is deactivated (lib/tokens.ts). */
+    tokens_valid_after: integer("tokens_valid_after"),
     created_at: text("created_at").notNull().default(now),
   },
   (t) => [

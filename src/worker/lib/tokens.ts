@@ -1,4 +1,7 @@
+import { eq } from "drizzle-orm";
 import { SignJWT, jwtVerify } from "jose";
+import { createDb } from "../db/client";
+import { users } from "../db/schema";
 import type { AuthUser, Env, Role } from "../env";
 
 const ALGORITHM = "HS256";
@@ -29,24 +32,55 @@ export async function issueToken(env: Env, user: AuthUser): Promise<string> {
  * same token with every request, and the signature check is a large part of
  * a cheap request's CPU. Bounded; keyed by token and secret.
  */
-const verified = new Map<string, { secret: string; user: AuthUser; expiresMs: number }>();
+const verified = new Map<string, { secret: string; user: AuthUser; issuedMs: number; expiresMs: number }>();
 const MAX_VERIFIED = 5000;
 
-/** Verifies signature (HS256 only), expiry and claims; null when anything is off. */
+/**
+ * A token also ends early: when its user is removed, changes role, or was
+ * deactivated after the token was issued (`users.tokens_valid_after`). Each
+ * isolate reads the user's row at most every USER_RECHECK_MS, so a token
+ * stops working everywhere within that time (at once in the isolate that made
+ * the change, see `forgetUser`).
+ */
+export const USER_RECHECK_MS = 30_000;
+type UserState = { companyId: number; role: Role; validAfterMs: number } | null;
+const userStates = new Map<number, { state: UserState; until: number }>();
+
+async function userState(env: Env, id: number): Promise<UserState> {
+  const hit = userStates.get(id);
+  if (hit && hit.until > Date.now()) return hit.state;
+  const [row] = await createDb(env.DB)
+    .select({ companyId: users.company_id, role: users.usertype, validAfterMs: users.tokens_valid_after })
+    .from(users)
+    .where(eq(users.id, id));
+  const state = row ? { companyId: row.companyId, role: row.role, validAfterMs: row.validAfterMs ?? 0 } : null;
+  if (userStates.size >= MAX_VERIFIED) userStates.clear();
+  userStates.set(id, { state, until: Date.now() + USER_RECHECK_MS });
+  return state;
+}
+
+/** Drops this isolate's copy of the user's row after a change that ends tokens. */
+export const forgetUser = (id: number) => void userStates.delete(id);
+
+/** Verifies signature (HS256 only), expiry, claims and the user's current state; null when anything is off. */
 export async function verifyToken(env: Env, token: string): Promise<AuthUser | null> {
-  const hit = verified.get(token);
-  if (hit && hit.secret === env.JWT_SECRET && hit.expiresMs > Date.now()) return hit.user;
-  try {
-    const { payload } = await jwtVerify(token, await secretKey(env), { algorithms: [ALGORITHM], requiredClaims: ["sub", "exp", "iat"] });
-    const id = Number(payload.sub);
-    const companyId = payload.cid;
-    const role = payload.role as Role;
-    if (!Number.isInteger(id) || typeof companyId !== "number" || !ROLES.includes(role)) return null;
-    const user: AuthUser = Object.freeze({ id, companyId, role });
-    if (verified.size >= MAX_VERIFIED) verified.clear();
-    verified.set(token, { secret: env.JWT_SECRET, user, expiresMs: payload.exp! * 1000 });
-    return user;
-  } catch {
-    return null;
+  let hit = verified.get(token);
+  if (!(hit && hit.secret === env.JWT_SECRET && hit.expiresMs > Date.now())) {
+    try {
+      const { payload } = await jwtVerify(token, await secretKey(env), { algorithms: [ALGORITHM], requiredClaims: ["sub", "exp", "iat"] });
+      const id = Number(payload.sub);
+      const companyId = payload.cid;
+      const role = payload.role as Role;
+      if (!Number.isInteger(id) || typeof companyId !== "number" || !ROLES.includes(role)) return null;
+      hit = { secret: env.JWT_SECRET, user: Object.freeze({ id, companyId, role }), issuedMs: payload.iat! * 1000, expiresMs: payload.exp! * 1000 };
+      if (verified.size >= MAX_VERIFIED) verified.clear();
+      verified.set(token, hit);
+    } catch {
+      return null;
+    }
   }
+  const { user, issuedMs } = hit;
+  const state = await userState(env, user.id);
+  if (!state || state.companyId !== user.companyId || state.role !== user.role || issuedMs < state.validAfterMs) return null;
+  return user;
 }

@@ -25,6 +25,7 @@ import {
 } from "../services/drivers";
 import { Email, type UserRow } from "../services/users";
 import { throttledAttempt } from "../services/credential-attempts";
+import { forgetUser } from "../lib/tokens";
 import { publicBase } from "./company";
 
 const IncludeQuery = {
@@ -235,12 +236,16 @@ export const driverRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const { id: _id, usertype: _u, company_id: _c, confirmed_at: _ca, driveravailabilities: _da, available: _a, current_position: _cp, ...changes } = body;
     let updated = row;
     if (Object.keys(changes).length) {
+      // Deactivation ends the driver's tokens (lib/tokens.ts) and its used activation code, which would
+      // otherwise let the phone activate itself again; a dispatcher reactivates with `active: true`.
+      const ending = changes.active === false && row.active ? { tokens_valid_after: Date.now(), code_hash: null } : {};
       [updated] = await db
         .update(users)
-        .set(changes)
+        .set({ ...changes, ...ending })
         .where(and(eq(users.id, driver_id), driverScope(cid)))
         .returning();
       if (!updated) throw notFound("Driver");
+      forgetUser(driver_id);
     }
     const [driver] = await presentDrivers(db, cid, [updated]);
     return c.json(driver, 200);

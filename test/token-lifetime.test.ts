@@ -1,0 +1,56 @@
+/**
+ * What ends a token before it expires (lib/tokens.ts): deactivating a driver
+ * ends its tokens at once in the isolate that made the change and within
+ * USER_RECHECK_MS everywhere; a removed user's tokens stop within that time.
+ */
+import { env } from "cloudflare:test";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { USER_RECHECK_MS } from "../src/worker/lib/tokens";
+import { call, createCompany, login } from "./helpers";
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("token lifetime", () => {
+  it("a deactivated driver's tokens stop working; a login after the deactivation gets a working token, its old code no activation", async () => {
+    const co = await createCompany();
+    const driver = await co.user("driver");
+    await env.DB.prepare("UPDATE users SET active = 1 WHERE id = ?").bind(driver.id).run();
+    const asDriver = (token: string) => call("GET", `/${co.slug}/api/currentdriverroute/${driver.id}`, { token });
+    expect((await asDriver(driver.token)).status).not.toBe(403);
+    expect((await co.api("PATCH", `/driver/${driver.id}`, { body: { active: false } })).status).toBe(200);
+    const refused = await asDriver(driver.token);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe("Invalid or expired token");
+    // Tokens are stamped in seconds: a login in the same second as the deactivation would count as before it.
+    await new Promise((r) => setTimeout(r, 1100));
+    const fresh = await login(co.slug, driver.email, "another good password");
+    expect((await asDriver(fresh)).status).not.toBe(403);
+    // The used activation code cannot make the driver active again; a dispatcher can.
+    const again = await call("POST", `/${co.slug}/api/activatedriver`, { token: fresh, body: { code: driver.code, imei: "356938035643809" } });
+    expect(again.status).toBe(403);
+    expect((await co.api("GET", `/driver/${driver.id}`)).body.active).toBe(false);
+    expect((await co.api("PATCH", `/driver/${driver.id}`, { body: { active: true } })).body.active).toBe(true);
+  });
+
+  it(`a removed user's token stops working within ${USER_RECHECK_MS / 1000} s, and at once where it was not in use`, async () => {
+    const co = await createCompany();
+    const watcher = await co.user("watcher");
+    const unused = await co.user("watcher");
+    expect((await co.api("GET", "/company", { token: watcher.token })).status).toBe(200);
+    await env.DB.prepare("DELETE FROM users WHERE id IN (?, ?)").bind(watcher.id, unused.id).run();
+    expect((await co.api("GET", "/company", { token: unused.token })).status).toBe(403);
+    const now = Date.now();
+    vi.spyOn(Date, "now").mockReturnValue(now + USER_RECHECK_MS + 1000);
+    const late = await co.api("GET", "/company", { token: watcher.token });
+    expect(late.status).toBe(403);
+  });
+
+  it("a token whose role no longer matches the user is refused", async () => {
+    const co = await createCompany();
+    const user = await co.user("dispatcher");
+    await env.DB.prepare("UPDATE users SET usertype = 'watcher' WHERE id = ?").bind(user.id).run();
+    const now = Date.now();
+    vi.spyOn(Date, "now").mockReturnValue(now + USER_RECHECK_MS + 1000);
+    expect((await co.api("GET", "/company", { token: user.token })).status).toBe(403);
+  });
+});
