@@ -106,6 +106,16 @@ export class CompanyCoordinator extends DurableObject<Env> {
     return this.processes.holdsClaim(processId, attempt);
   }
 
+  /** The run `attempt` is about to write its routes: false when it lost the claim or the process is final; no cancelling after true. */
+  async beginWrite(processId: string, attempt: string): Promise<boolean> {
+    return this.processes.beginWrite(processId, attempt);
+  }
+
+  /** Cancels a process that is not final and not writing its routes: it fails with the error `cancelled`. */
+  async cancelProcess(processId: string, by: { userId: number }): Promise<{ ok: true; state: ProcessState } | { ok: false; status: 404 | 409; message: string }> {
+    return this.processes.cancel(processId, by);
+  }
+
   /** A queue attempt threw and will be retried: the error stays on the `final` record as `last_error`. */
   async noteFailedAttempt(processId: string, error: string): Promise<void> {
     await this.processes.noteFailedAttempt(processId, error);

@@ -45,6 +45,16 @@ export type ProcessState = Record<ProcessAction, ProcessRecord>;
 
 export type ProcessUpdate = { status?: ProcessStatus; link?: string; meta?: Record<string, unknown>; vague_addresses?: ProcessRecord["vague_addresses"] };
 
+/** The `error` of a cancelled process (contract.md §6 has no `cancelled` status: it is `failed` with this reason). */
+export const CANCELLED = "cancelled";
+
+/** The consumer run that claimed a process; `writing` once it writes its routes (no cancelling then). */
+interface Owner {
+  attempt: string;
+  since: number;
+  writing?: boolean;
+}
+
 export const isFinal = (status: ProcessStatus) => status === "finished" || status === "failed";
 
 /** A fresh action record: progress 1 when it is already done or skipped, 0 otherwise. */
@@ -148,11 +158,11 @@ export class Processes {
   async claim(processId: string, attempt: string, deadline?: number): Promise<boolean> {
     const state = await this.get(processId);
     if (!state || isFinal(state.final.status)) return false;
-    const owner = await this.storage.get<{ attempt: string; since: number }>(ownerKey(processId));
+    const owner = await this.storage.get<Owner>(ownerKey(processId));
     const now = Date.now();
     // A claim older than 15 minutes belongs to a consumer that died; take over.
     if (owner && owner.attempt !== attempt && now - owner.since < 15 * 60_000) return false;
-    await this.storage.put(ownerKey(processId), { attempt, since: now });
+    await this.storage.put(ownerKey(processId), { attempt, since: now } satisfies Owner);
     const watch = await this.storage.get<Watch>(watchKey(processId));
     if (watch && deadline !== undefined) {
       await this.storage.put(watchKey(processId), { ...watch, deadline, window: deadline - now });
@@ -162,7 +172,35 @@ export class Processes {
   }
 
   async holdsClaim(processId: string, attempt: string): Promise<boolean> {
-    return (await this.storage.get<{ attempt: string }>(ownerKey(processId)))?.attempt === attempt;
+    return (await this.storage.get<Owner>(ownerKey(processId)))?.attempt === attempt;
+  }
+
+  /**
+   * The run `attempt` is about to write its routes: true when it still holds
+   * the claim of a process that is not final, and from then on the process
+   * can no longer be cancelled (the write and a cancel never cross).
+   */
+  async beginWrite(processId: string, attempt: string): Promise<boolean> {
+    const owner = await this.storage.get<Owner>(ownerKey(processId));
+    const state = await this.get(processId);
+    if (!state || isFinal(state.final.status) || owner?.attempt !== attempt) return false;
+    await this.storage.put(ownerKey(processId), { ...owner, writing: true } satisfies Owner);
+    return true;
+  }
+
+  /**
+   * Cancels a process that is not final: its claim is released, so the run
+   * stops at its next check and writes nothing, and the process fails with
+   * the error `cancelled` (contract.md has no `cancelled` status), which also
+   * drops its parts. Refused once final, or once its routes are being written.
+   */
+  async cancel(processId: string, by: { userId: number }): Promise<{ ok: true; state: ProcessState } | { ok: false; status: 404 | 409; message: string }> {
+    const state = await this.get(processId);
+    if (!state) return { ok: false, status: 404, message: "Process not found" };
+    if (isFinal(state.final.status)) return { ok: false, status: 409, message: `The process is already ${state.final.status}` };
+    if ((await this.storage.get<Owner>(ownerKey(processId)))?.writing) return { ok: false, status: 409, message: "The process is writing its routes; cancel the tours instead" };
+    await this.storage.delete(ownerKey(processId));
+    return { ok: true, state: (await this.end(processId, CANCELLED, { cancelled_by: by.userId }))! };
   }
 
   /** Moves the watchdog's deadline of a process (a plan split into parts is final only after the merge). */
@@ -185,11 +223,17 @@ export class Processes {
     const state = await this.get(processId);
     if (!state || isFinal(state.final.status)) return state;
     const lastError = (JSON.parse(state.final.meta) as { last_error?: string }).last_error;
-    const error = lastError ? `${reason}; last error: ${lastError}` : reason;
+    return this.end(processId, lastError ? `${reason}; last error: ${lastError}` : reason);
+  }
+
+  /** The running (else first waiting) action and `final` become `failed` with `error`. */
+  private async end(processId: string, error: string, extra: Record<string, unknown> = {}): Promise<ProcessState | null> {
+    const state = await this.get(processId);
+    if (!state) return null;
     const steps = PROCESS_ACTIONS.filter((a) => a !== "final");
     const stuck = steps.find((a) => state[a].status === "running") ?? steps.find((a) => state[a].status === "waiting");
-    if (stuck) await this.update(processId, stuck, { status: "failed", meta: { error } });
-    return this.update(processId, "final", { status: "failed", meta: { progress: 1, error } });
+    if (stuck) await this.update(processId, stuck, { status: "failed", meta: { error, ...extra } });
+    return this.update(processId, "final", { status: "failed", meta: { progress: 1, error, ...extra } });
   }
 
   /**

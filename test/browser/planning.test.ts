@@ -69,7 +69,7 @@ takePicturesAndStop(() => ({ browser, service }));
 const notReloaded = () => page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded === true);
 
 describe("planning in the console", () => {
-  it("logs in and tells apart tours that separate calculations both named \"Tour 1\"", async () => {
+  it("logs in and lists the tours of two calculations of the day by start time, named on through the day", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
     // The browser logs refused calls (the 422s these tests provoke) as console errors: only other errors count.
@@ -80,10 +80,13 @@ describe("planning in the console", () => {
     await expect.poll(() => page.locator("button.route-item").count()).toBe(2);
     // Set once: a reload would lose it, so a test still seeing it knows the page was never reloaded.
     await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
-    for (const id of routeIds) expect((await api("GET", `/route/${id}`)).custom_id).toBe("Tour 1");
-    // Numbered by start time over the day and listed in that order.
+    const routes = await Promise.all(routeIds.map((id) => api("GET", `/route/${id}`)));
+    // The second calculation of the day numbers on from the first.
+    expect(routes.map((r) => r.custom_id)).toEqual(["Tour 1", "Tour 2"]);
+    // Listed by start time under the service's names.
+    const byStart = [...routes].sort((a, b) => a.tst_from.localeCompare(b.tst_from) || a.id - b.id).map((r) => r.custom_id);
     const names = (await page.locator("button.route-item .route-name").allTextContents()).map((n) => n.replace(/\s*#\d+$/, ""));
-    expect(names).toEqual(["Tour 1", "Tour 2"]);
+    expect(names).toEqual(byStart);
     await page.locator("button.route-item").last().click();
     expect((await page.locator("#route-title").textContent())!.replace(/\s*#\d+$/, "").trim()).toBe(names[1]);
     await page.getByRole("button", { name: "← All routes" }).click();
@@ -260,6 +263,23 @@ describe("planning in the console", () => {
     await expect.poll(() => progress.getAttribute("data-status")).toBe("cancelled");
     expect(await progress.textContent()).toContain("Optimisation finished, its tour was cancelled since");
     await expect.poll(() => page.locator(`[data-testid=open-deliveries] input[data-delivery-id="${id}"]`).count()).toBe(1);
+  });
+
+  it("cancels a running optimisation from its progress bar: no tour is made, the deliveries stay open", async () => {
+    const ids = openIds.slice(1, 3);
+    for (const id of ids) await page.locator(`[data-testid=open-deliveries] input[data-delivery-id="${id}"]`).check();
+    // The test service searches 1 s; this optimisation searches a minute, so it is surely running when cancelled.
+    const slow = "**/calcroute/optimized/timewindow*";
+    await page.route(slow, (route) => route.continue({ url: `${route.request().url()}&time_budget_seconds=60` }));
+    await page.getByRole("button", { name: /^Optimise \d+ deliver/ }).click();
+    await page.unroute(slow);
+    const progress = page.locator(`section[aria-labelledby="open-title"] .process`);
+    const cancel = progress.getByRole("button", { name: "Cancel optimisation" });
+    await cancel.click({ timeout: 10_000 });
+    await expect.poll(() => progress.getAttribute("data-status"), { timeout: 30_000 }).toBe("stopped");
+    expect(await progress.textContent()).toContain("Optimisation cancelled: no routes were written");
+    expect(await cancel.count()).toBe(0);
+    for (const id of ids) expect((await api("GET", `/delivery/${id}`)).route_id).toBeNull();
   });
 
   it("uploads a spreadsheet with progress, lists the skipped row and shows the absolute result link", async () => {

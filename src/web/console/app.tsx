@@ -466,7 +466,7 @@ function OpenDeliveries({ api, day, deliveries, process, onProcess }: { api: Api
         </p>
       )}
       <Variants api={api} ids={ids} onCreated={() => setSelected(new Set())} />
-      {process && <ProcessProgress process={process} />}
+      {process && <ProcessProgress process={process} api={api} onProcess={onProcess} />}
     </section>
   );
 }

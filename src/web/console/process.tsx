@@ -1,20 +1,26 @@
 /**
  * Routing and upload processes as the console follows them: progress from the
- * websocket's `process` events, the result link, and "cancelled" once every
+ * websocket's `process` events, the result link, "cancelled" once every
  * tour the process made has been cancelled (the service keeps the process
- * itself finished; the dispatcher wants to know the result is gone).
+ * itself finished; the dispatcher wants to know the result is gone), and
+ * "stopped" when the dispatcher cancelled the running process itself
+ * (`POST /process/cancel/<id>`: it fails with the error `cancelled`).
  */
-import type { Api } from "../shared/api";
+import { useState } from "preact/hooks";
+import { type Api, errorText } from "../shared/api";
+import { Alert } from "../shared/shell";
 import { type LiveEvent, RouteStatus } from "../shared/types";
 
 const PROCESS_ACTIONS = ["import_deliveries", "cluster_deliveries", "routing", "final"];
+/** The `error` of a process the dispatcher cancelled while it ran. */
+const STOPPED = "cancelled";
 
 export interface ProcessView {
   id: string;
   kind: "optimisation" | "upload";
   progress: number;
   step: string;
-  status: "running" | "finished" | "failed" | "cancelled";
+  status: "running" | "finished" | "failed" | "cancelled" | "stopped";
   error?: string;
   /** The `final` record's link: the routes, or for an upload the result spreadsheet. */
   link?: string;
@@ -39,6 +45,7 @@ const metaOf = (meta: string): Record<string, unknown> => {
 export function processUpdate(prev: ProcessView, e: ProcessEvent): ProcessView {
   const meta = metaOf(e.meta);
   const link = e.action === "final" && e.link ? e.link : prev.link;
+  if (e.status === "failed" && meta.error === STOPPED) return { ...prev, status: "stopped", error: undefined, step: e.action, link };
   if (e.status === "failed") return { ...prev, status: "failed", error: String(meta.error ?? "The process failed"), step: e.action, link };
   const index = Math.max(0, PROCESS_ACTIONS.indexOf(e.action));
   const done = e.status === "finished" || e.status === "skipped";
@@ -67,19 +74,39 @@ export async function withProcessRoutes(api: Api, view: ProcessView): Promise<(c
     routes.filter((r) => r.status === RouteStatus.cancelled).reduce<ProcessView>((v, r) => routeCancelled(v, r.id), { ...current, routeIds: routes.map((r) => r.id) });
 }
 
-/** After a reconnect: the process's records as they are now, folded in as if their events had arrived. */
+type ProcessState = Record<string, { status: string; meta: string; link: string }>;
+
+/** A process's records folded in as if their events had arrived. */
+const withState = (view: ProcessView, state: ProcessState) =>
+  PROCESS_ACTIONS.reduce((v, action) => (state[action] ? processUpdate(v, { type: "process", process_id: view.id, action, ...state[action] }) : v), view);
+
+/** After a reconnect: the process's records as they are now. */
 export async function resyncProcess(api: Api, view: ProcessView): Promise<ProcessView> {
-  const state = await api.get<Record<string, { status: string; meta: string; link: string }>>(`/process/status/${view.id}`);
-  return PROCESS_ACTIONS.reduce(
-    (v, action) => (state[action] ? processUpdate(v, { type: "process", process_id: view.id, action, ...state[action] }) : v),
-    view,
-  );
+  return withState(view, await api.get<ProcessState>(`/process/status/${view.id}`));
+}
+
+/** Cancels a running process; the view as the service answers it (stopped). */
+async function cancelProcess(api: Api, view: ProcessView): Promise<ProcessView> {
+  return withState(view, await api.send<ProcessState>("POST", `/process/cancel/${view.id}`));
 }
 
 const TITLES: Record<ProcessView["kind"], string> = { optimisation: "Optimisation", upload: "Upload" };
 
-/** The progress bar of a process, its state in words (not only the bar), its error. */
-export function ProcessProgress({ process }: { process: ProcessView }) {
+/** The progress bar of a process, its state in words (not only the bar), its error; while it runs, a button to cancel it. */
+export function ProcessProgress({ process, api, onProcess }: { process: ProcessView; api: Api; onProcess: (p: ProcessView) => void }) {
+  const [cancelError, setCancelError] = useState("");
+  const [cancelling, setCancelling] = useState(false);
+  const cancel = async () => {
+    setCancelError("");
+    setCancelling(true);
+    try {
+      onProcess(await cancelProcess(api, process));
+    } catch (err) {
+      setCancelError(errorText(err));
+    } finally {
+      setCancelling(false);
+    }
+  };
   const title = TITLES[process.kind];
   const tours = process.routeIds?.length ?? 0;
   const cancelled = process.cancelled?.length ?? 0;
@@ -88,6 +115,7 @@ export function ProcessProgress({ process }: { process: ProcessView }) {
     finished: `${title} finished${cancelled ? ` (${cancelled} of ${tours} tours cancelled since)` : ""}`,
     failed: `${title} failed`,
     cancelled: `${title} finished, its ${tours === 1 ? "tour was" : "tours were"} cancelled since`,
+    stopped: `${title} cancelled: no routes were written`,
   }[process.status];
   return (
     <div class="process" data-status={process.status} data-process-id={process.id}>
@@ -95,6 +123,12 @@ export function ProcessProgress({ process }: { process: ProcessView }) {
         {text}
         <progress max={1} value={process.progress} aria-valuetext={`${Math.round(process.progress * 100)} %`} />
       </label>
+      {process.status === "running" && (
+        <button type="button" onClick={cancel} disabled={cancelling}>
+          Cancel {title.toLowerCase()}
+        </button>
+      )}
+      <Alert text={cancelError} />
       {process.error && (
         <p role="alert" class="error">
           {process.error}

@@ -1,21 +1,14 @@
 /**
- * Names that tell a day's tours apart. Every routing run names its tours
- * "Tour 1", "Tour 2", … (`custom_id`), so two runs of a day both have a
- * "Tour 1". The console numbers the day's tours by start time (then id) and
- * shows a name the dispatcher gave (a `nameprefix` or an edited `custom_id`)
- * beside the number.
+ * Names of a day's tours, in the order of their start (then id). The service
+ * names generated tours uniquely within the company's day ("Tour 1",
+ * "Tour 2", … on through the day's runs; a `nameprefix` likewise), so a
+ * route's `custom_id` is its name; a route without one gets "Tour <its place
+ * in the day>".
  */
 import type { Route } from "../shared/types";
 
-const GENERATED = /^Tour \d+$/;
-
-/** Route id -> "Tour n" or "Tour n · <name>", for the routes of one day, in the order of their numbers. */
+/** Route id -> name, for the routes of one day, in the order of their start. */
 export function tourNames(dayRoutes: Route[]): Map<number, string> {
   const ordered = [...dayRoutes].sort((a, b) => (a.tst_from ?? "").localeCompare(b.tst_from ?? "") || a.id - b.id);
-  return new Map(
-    ordered.map((r, i) => {
-      const given = r.custom_id && !GENERATED.test(r.custom_id) ? ` · ${r.custom_id}` : "";
-      return [r.id, `Tour ${i + 1}${given}`];
-    }),
-  );
+  return new Map(ordered.map((r, i) => [r.id, r.custom_id || `Tour ${i + 1}`]));
 }

@@ -87,7 +87,7 @@ export function Upload({ api, process, onProcess }: { api: Api; process: Process
         </button>
       </form>
       <Alert text={error} />
-      {process && <ProcessProgress process={process} />}
+      {process && <ProcessProgress process={process} api={api} onProcess={onProcess} />}
       {skipped.length > 0 && (
         <details class="skipped">
           <summary>

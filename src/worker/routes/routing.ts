@@ -6,7 +6,7 @@ import { PROCESS_ACTIONS, type ProcessState } from "../../durable/processes";
 import { VEHICLE_CLASSES } from "../../solver";
 import { processes, routes } from "../db/schema";
 import type { AppEnv, Db } from "../env";
-import { notFound, unprocessable, validationHook } from "../errors";
+import { conflict, notFound, unprocessable, validationHook } from "../errors";
 import { normaliseTimeOfDay } from "../lib/time";
 import { BooleanQuery, IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { AddressInput } from "../services/address-input";
@@ -175,6 +175,21 @@ const processAction = apiRoute({
   responses: { 200: jsonResponse(z.union([ProcessRecord, RouteList]), "Status record, or the routes") },
 });
 
+const cancelProcess = apiRoute({
+  method: "post",
+  path: "/process/cancel/{process_id}",
+  tags: ["Route calculation"],
+  summary: "Cancel a running process (beyond the interface documents)",
+  description:
+    "Stops a routing or upload process that is not final: the optimiser stops at its next progress check (within about 2 s), the parts of a big plan are dropped, " +
+    "no routes are written. The running (else first waiting) action and `final` become `failed` with `error: \"cancelled\"` and `cancelled_by` (the user's id) in `meta` " +
+    "(contract.md has no `cancelled` process status); websocket and `process.updated` webhooks tell it. Answers the status of every action. " +
+    "409 when the process is already final, or already writing its routes (cancel the tours then, `POST /cancelroute/{route_id}`). Deliveries an upload imported stay. " +
+    "A synchronous request (`async=false`) whose process is cancelled answers 409.",
+  request: { params: ProcessParams },
+  responses: { 200: jsonResponse(z.record(z.string(), ProcessRecord), "Status per action after the cancel") },
+});
+
 /** The routes a process produced, as the list envelope (`all` adds the line strings). */
 async function processRoutes(db: Db, companyId: number, processId: string, withLine: boolean) {
   const rows = await db.select().from(routes).where(and(eq(routes.company_id, companyId), eq(routes.process_id, processId))).orderBy(asc(routes.id));
@@ -215,6 +230,7 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     }
     const outcome = await runRouting(c.env, db, company.id, processId, `sync:${processId}`, job.apiBase);
     if (outcome && !outcome.ok) failure(outcome);
+    if (!outcome) throw conflict("The routing was cancelled: no route was written", "process_id");
     return c.json(await processRoutes(db, company.id, processId, query.response_data === "all"), 200);
   })
   .openapi(updateRouteRoute, async (c) => {
@@ -229,6 +245,14 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
   .openapi(variantsRoute, async (c) => {
     const result = await routingVariants(c.env, c.get("db"), c.get("company"), c.req.valid("json").deliveryids);
     return c.json(result, 200);
+  })
+  .openapi(cancelProcess, async (c) => {
+    const cid = c.get("company").id;
+    const { process_id } = c.req.valid("param");
+    await loadProcess(c, cid, process_id);
+    const outcome = await companyStub(c.env, cid).cancelProcess(process_id, { userId: c.get("user").id });
+    if (!outcome.ok) throw outcome.status === 404 ? notFound("Process") : conflict(outcome.message, "process_id");
+    return c.json(outcome.state, 200);
   })
   .openapi(processStatus, async (c) => {
     const cid = c.get("company").id;

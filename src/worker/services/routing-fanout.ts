@@ -90,6 +90,27 @@ export async function startFanOut(env: Env, job: Omit<RoutingMergeJob, "kind">, 
 }
 
 /**
+ * A stop signal for a search, asked from its progress callback (`check`) at
+ * most every WANTED_CHECK_MS whether the result is still `wanted`: aborted
+ * once it is not (the process was cancelled, or its run lost the claim).
+ */
+export function stopUnlessWanted(wanted: () => Promise<boolean>) {
+  const signal = { aborted: false };
+  let lastCheck = Date.now();
+  let checking = false;
+  const check = () => {
+    if (checking || Date.now() - lastCheck < WANTED_CHECK_MS) return;
+    checking = true;
+    lastCheck = Date.now();
+    wanted()
+      .then((still) => (signal.aborted ||= !still))
+      .catch(() => undefined)
+      .finally(() => (checking = false));
+  };
+  return { signal, check };
+}
+
+/**
  * A `routing-part` message: improves one part from its initial tours and
  * hands the tours to the company's Durable Object. Does nothing when the
  * result is no longer wanted (already in, merged, another run, cancelled).
@@ -100,26 +121,9 @@ export async function runRoutingPart(env: Env, job: RoutingPartJob): Promise<voi
   const stored = await env.UPLOADS.get(job.key);
   if (!stored) throw new Error(`part ${job.partId} of process ${job.processId} is not in storage (${job.key})`);
   const part = decodePart(await stored.text());
-  const stop = { aborted: false };
-  let lastCheck = Date.now();
-  let checking = false;
-  const solution = await solve(part.problem, {
-    initial: part.initial,
-    timeLimitMs: job.budgetMs,
-    seed: 1 + job.partId,
-    signal: stop,
-    onProgress: () => {
-      if (checking || Date.now() - lastCheck < WANTED_CHECK_MS) return;
-      checking = true;
-      lastCheck = Date.now();
-      coordinator
-        .partWanted(job.processId, job.attempt, job.partId)
-        .then((wanted) => (stop.aborted ||= !wanted))
-        .catch(() => undefined)
-        .finally(() => (checking = false));
-    },
-  });
-  if (stop.aborted) return;
+  const stop = stopUnlessWanted(() => coordinator.partWanted(job.processId, job.attempt, job.partId));
+  const solution = await solve(part.problem, { initial: part.initial, timeLimitMs: job.budgetMs, seed: 1 + job.partId, signal: stop.signal, onProgress: stop.check });
+  if (stop.signal.aborted) return;
   await coordinator.submitPart(job.processId, job.attempt, job.partId, toursOf(solution));
 }
 

@@ -23,7 +23,7 @@ import { type EventAnswer, type PendingEvent, eventInsert, eventInsertAnswer, lo
 import { companyStub, publishAll } from "./live";
 import { cancelStatements } from "./route-lifecycle";
 import { expectedWait, routingDeadline, timeBudgetMs } from "./routing-budget";
-import { FIRST_SHARE, collectedParts, fansOut, finalPassMs, startFanOut } from "./routing-fanout";
+import { FIRST_SHARE, collectedParts, fansOut, finalPassMs, startFanOut, stopUnlessWanted } from "./routing-fanout";
 import { prepareVehicle } from "./vehicle-records";
 import { d1Statement, inList } from "../db/sql";
 
@@ -331,13 +331,17 @@ export async function runRouting(
     const problem = await withRoadMatrices(engine, buildProblem(params, planned, origin));
     let lastReported = 0;
     const reports: Promise<unknown>[] = [];
+    // A cancelled process (or a run that lost its claim) stops searching at the next check and writes nothing.
+    const stop = stopUnlessWanted(() => coordinator.holdsClaim(processId, attempt));
     /** A search reported as the span `from` .. `to` of the process's progress. */
     const search = (options: SolveOptions, from = 0, to = 1) => {
       lastReported = 0;
       return solve(problem, {
         seed: 1,
         ...options,
+        signal: stop.signal,
         onProgress: (p) => {
+          stop.check();
           if (p.fraction - lastReported < 0.1) return;
           lastReported = p.fraction;
           const progress = Math.round((from + p.fraction * (to - from)) * 100) / 100;
@@ -350,11 +354,12 @@ export async function runRouting(
     if (mode === "merge") {
       const collected = await collectedParts(env, { companyId, processId, attempt }, problem);
       if (!collected) return null;
-      solution = await mergeParts(problem, collected.parts, collected.results, { timeLimitMs: searchMs, seed: 1 });
+      solution = await mergeParts(problem, collected.parts, collected.results, { timeLimitMs: searchMs, seed: 1, signal: stop.signal, onProgress: stop.check });
     } else if (mode === "fan-out" && !params.fixOrder && fansOut(env, planned.length)) {
       const firstMs = Math.round(params.timeBudgetMs * FIRST_SHARE);
       const first = await search({ timeLimitMs: firstMs }, 0, FIRST_SHARE);
       await Promise.allSettled(reports);
+      if (stop.signal.aborted) return null;
       // A plan that leaves deliveries out or widens windows is not split: it is searched on here.
       if (!first.unassigned.length && !first.relaxed.length && (await startFanOut(env, { companyId, processId, attempt, apiBase }, params.timeBudgetMs, problem, first))) return null;
       solution = await search({ timeLimitMs: params.timeBudgetMs - firstMs, initial: toursOf(first) }, FIRST_SHARE);
@@ -362,6 +367,7 @@ export async function runRouting(
       solution = await search({ timeLimitMs: params.timeBudgetMs });
     }
     await Promise.allSettled(reports);
+    if (stop.signal.aborted) return null;
 
     if (solution.unassigned.length) {
       const unassigned = solution.unassigned.map((u) => ({ delivery_id: Number(u.jobId), reason: u.reason, remedy: u.remedy }));
@@ -442,7 +448,8 @@ export async function runRouting(
       }),
       ...(replaced ? [{ event: { type: "route", id: replaced.routeId, status: RouteStatus.route_replaced, driver_id: replaced.driverId } as const, driverId: replaced.driverId }] : []),
     ];
-    if (!(await coordinator.holdsClaim(processId, attempt))) return null;
+    // From here the process can no longer be cancelled: the routes are written.
+    if (!(await coordinator.beginWrite(processId, attempt))) return null;
     const answers = await env.DB.batch([...statements, ...routeEvents.map((e) => eventInsert(db, companyId, e))].map((q) => d1Statement(env.DB, q)));
     await publishAll(env, companyId, loggedEvents(answers.slice(statements.length).map(eventInsertAnswer)));
     const written = await db
