@@ -11,6 +11,7 @@
 import { DEFAULT_SPEED_FACTORS, type Job, type Problem, type Solution, type Tour, type Vehicle, type VehicleClassId } from "../../solver";
 import { addDays, dayAt, instantOf, wallClockAt } from "../../shared/wall-clock";
 import { formatDateTime, parseDateTime, timeOfDayOn } from "../lib/time";
+import { etaSpread } from "./eta";
 
 /** What a routing process needs, stored with the process so a queue consumer can run it later. */
 export interface RoutingParams {
@@ -239,9 +240,6 @@ export function areaText(deliveries: PlannedDelivery[]): string {
     .join("; ");
 }
 
-/** ETA windows widen with the time already driven: 10 min plus 5 % of the elapsed tour time. */
-const etaSpread = (elapsed: number) => 600 + Math.round(elapsed * 0.05);
-
 /** Route and delivery records for the solver's tours. */
 export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[], solution: Solution, origin: number): PlannedRoute[] {
   const byId = new Map(deliveries.map((d) => [String(d.id), d]));
@@ -287,6 +285,8 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
     const coordinates = [[params.depot.lng, params.depot.lat], ...stopsOf.map((d) => [d.lng, d.lat]), ...(params.roundtrip ? [[params.depot.lng, params.depot.lat]] : [])];
     const name = params.nameprefix ? (tours.length > 1 ? `${params.nameprefix}${i + 1}` : params.nameprefix) : `Tour ${i + 1}`;
     let previousDeparture = tour.start;
+    // The plan's ETA window follows the rule of the live ETAs (domain/eta.ts): from service start, widened by the time under way (not waiting).
+    let waited = 0;
     return {
       custom_id: name,
       driver_id: driver,
@@ -302,13 +302,15 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
       stops: tour.stops.map((s, k) => {
         const tfp = Math.round(s.arrival - previousDeparture);
         previousDeparture = s.departure;
+        const underWay = s.arrival - tour.start - waited;
+        waited += s.waiting;
         return {
           delivery_id: Number(s.jobId),
           orderindex: k + 1,
           tdt_from: iso(s.serviceStart),
           tdt_to: iso(s.departure),
-          eta_from: iso(s.arrival),
-          eta_to: iso(s.arrival + etaSpread(s.arrival - tour.start)),
+          eta_from: iso(s.serviceStart),
+          eta_to: iso(s.serviceStart + etaSpread(underWay)),
           tfp,
           waiting_time: Math.round(s.waiting),
         };
