@@ -51,6 +51,24 @@ describe("routing on a changeover day", () => {
   }
 });
 
+describe("a vehicle's time of day without offset", () => {
+  it("is the company's wall clock on the day planned: 08:00 in summer as in winter", async () => {
+    const co = await createCompany(); // now (whatever the season) is not the day planned
+    const address = await insertAddress(co.id, { lng: 13.42, lat: 52.51 });
+    for (const [day, utc] of [["2027-07-15", "06:00"], ["2027-01-14", "07:00"]]) {
+      const delivery = await co.api("POST", "/delivery", { body: { deliverylocation_id: address, pdt_from: `${day}T05:00:00+01:00`, pdt_to: `${day}T12:00:00+01:00`, els: 5 } });
+      const routed = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=1", {
+        body: { deliveryids: [delivery.body.id], vehicles: [{ name: "Early van", departure_time_from: "08:00:00" }] },
+      });
+      expect(routed.status, routed.text).toBe(200);
+      const [route] = routed.body.objects;
+      expect(Date.parse(route.tst_from), day).toBeGreaterThanOrEqual(Date.parse(`${day}T${utc}:00Z`));
+      // Leaving at 08:00 on the wall clock, the van is at the door a few minutes later, not an hour.
+      expect(Date.parse(route.deliveries[0].tdt_from), day).toBeLessThan(Date.parse(`${day}T${utc}:00Z`) + 30 * 60_000);
+    }
+  });
+});
+
 describe("traffic profile of a plan across a changeover", () => {
   // Plans for the Saturday and the Friday before each change: their week runs across it.
   for (const origin of ["2026-03-27T23:00:00Z", "2026-03-28T23:00:00Z", "2026-10-23T22:00:00Z", "2026-10-24T22:00:00Z"]) {

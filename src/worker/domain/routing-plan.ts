@@ -117,7 +117,7 @@ function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number, o
   const capacity = [spec.capacity_1, spec.capacity_2, spec.capacity_3].map((c) => c ?? Infinity);
   while (capacity.length && capacity[capacity.length - 1] === Infinity) capacity.pop();
   const day = planningDay(origin, params);
-  const time = (t: string | null | undefined) => (t ? timeOfDayOn(day, t) - origin : undefined);
+  const time = (t: string | null | undefined) => (t ? timeOfDayOn(day, t, params.timeZone ?? "UTC") - origin : undefined);
   const from = time(spec.departure_time_from);
   const to = time(spec.departure_time_to);
   const back = time(spec.return_time_to);
@@ -129,7 +129,7 @@ function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number, o
       earliestStart: Math.max(earliest, from ?? -Infinity),
       ...(to !== undefined ? { latestStart: Math.max(to, earliest) } : {}),
       // A return before the departure is the next morning.
-      ...(back !== undefined ? { latestEnd: back < (from ?? 0) ? timeOfDayOn(addDays(day, 1), spec.return_time_to!) - origin : back } : {}),
+      ...(back !== undefined ? { latestEnd: back < (from ?? 0) ? timeOfDayOn(addDays(day, 1), spec.return_time_to!, params.timeZone ?? "UTC") - origin : back } : {}),
     },
     ...(spec.max_tour_duration ? { maxTourDuration: spec.max_tour_duration * 60 } : {}),
     ...(capacity.length ? { capacity } : {}),
@@ -175,7 +175,7 @@ export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[
     numVehicles: params.numVehicles,
     fixOrder: params.fixOrder,
     ...(params.relax && params.relax.minutes > 0
-      ? { relax: { maxMinutes: params.relax.minutes, ...(params.relax.afterTime ? { afterTime: timeOfDayOn(planningDay(origin, params), params.relax.afterTime) - origin } : {}) } }
+      ? { relax: { maxMinutes: params.relax.minutes, ...(params.relax.afterTime ? { afterTime: timeOfDayOn(planningDay(origin, params), params.relax.afterTime, params.timeZone ?? "UTC") - origin } : {}) } }
       : {}),
     ...(params.traffic ? { traffic: localTrafficProfile(origin, params.timeZone ?? "UTC") } : {}),
   };
