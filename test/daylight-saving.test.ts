@@ -7,6 +7,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { speedFactorAt } from "../src/solver/matrix";
 import { trafficFactorAt } from "../src/worker/domain/eta";
+import { excelSerialToIso } from "../src/worker/lib/spreadsheet";
 import { localTrafficProfile } from "../src/worker/domain/routing-plan";
 import { createCompany, insertAddress } from "./helpers";
 
@@ -96,5 +97,16 @@ describe("a driver's trace of today", () => {
     const trace = await co.api("GET", `/drivertrace/${driver.id}`);
     expect(trace.status).toBe(200);
     expect(trace.body.coordinates.map((p: number[]) => p[0])).toEqual([13.2, 13.3]);
+  });
+});
+
+describe("date cells of an uploaded spreadsheet", () => {
+  it("are the company's wall clock, also in the night of a changeover", () => {
+    // Excel serials count days since 1899-12-30 with no zone: what the dispatcher typed.
+    const serial = (wall: string) => Date.parse(`${wall}Z`) / 86_400_000 + 25569;
+    expect(excelSerialToIso(serial("2026-03-29T01:30:00"), "Europe/Berlin")).toBe("2026-03-29T00:30:00Z");
+    expect(excelSerialToIso(serial("2026-03-29T08:00:00"), "Europe/Berlin")).toBe("2026-03-29T06:00:00Z");
+    expect(excelSerialToIso(serial("2026-10-25T01:30:00"), "Europe/Berlin")).toBe("2026-10-24T23:30:00Z");
+    expect(excelSerialToIso(serial("2026-10-25T08:00:00"), "Europe/Berlin")).toBe("2026-10-25T07:00:00Z");
   });
 });

@@ -5,6 +5,8 @@
  * Answers the rows as strings, the first row being the header.
  */
 
+import { instantOf } from "../../shared/wall-clock";
+
 export type Sheet = string[][];
 
 export class SpreadsheetError extends Error {}
@@ -138,7 +140,12 @@ export async function readXlsx(bytes: Uint8Array): Promise<Sheet> {
   return rows.filter((r) => r.some((cell) => cell.trim() !== ""));
 }
 
-/** Excel stores date-times as days since 1899-12-30; answers ISO 8601 UTC. */
-export function excelSerialToIso(serial: number): string {
-  return new Date(Math.round((serial - 25569) * 86_400) * 1000).toISOString().replace(".000Z", "Z");
+/**
+ * Excel stores date-times as days since 1899-12-30 without a zone: the wall
+ * clock of whoever typed them, read in `timeZone` (the company's). Answers
+ * ISO 8601 UTC.
+ */
+export function excelSerialToIso(serial: number, timeZone: string): string {
+  const wall = new Date(Math.round((serial - 25569) * 86_400) * 1000).toISOString();
+  return new Date(instantOf(wall.slice(0, 10), wall.slice(11, 19), timeZone)).toISOString().replace(".000Z", "Z");
 }
