@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { speedFactorAt } from "../src/solver/matrix";
 import { trafficFactorAt } from "../src/worker/domain/eta";
 import { excelSerialToIso } from "../src/worker/lib/spreadsheet";
+import { renderMessage } from "../src/worker/services/message-templates";
+import { renderTrackingPage } from "../src/worker/tracking-page";
 import { localTrafficProfile } from "../src/worker/domain/routing-plan";
 import { createCompany, insertAddress } from "./helpers";
 
@@ -109,4 +111,30 @@ describe("date cells of an uploaded spreadsheet", () => {
     expect(excelSerialToIso(serial("2026-10-25T01:30:00"), "Europe/Berlin")).toBe("2026-10-24T23:30:00Z");
     expect(excelSerialToIso(serial("2026-10-25T08:00:00"), "Europe/Berlin")).toBe("2026-10-25T07:00:00Z");
   });
+});
+
+describe("what a customer reads in the night of a changeover", () => {
+  // 00:30 and 01:30 UTC: 01:30 and 03:30 on 2026-03-29; 02:30 twice on 2026-10-25 (summer, then winter time).
+  const nights = [
+    { eta: { from: "2026-03-29T00:30:00Z", to: "2026-03-29T01:30:00Z" }, read: ["01:30", "03:30"] },
+    { eta: { from: "2026-10-25T00:30:00Z", to: "2026-10-25T01:30:00Z" }, read: ["02:30", "02:30"] },
+  ];
+  for (const { eta, read } of nights) {
+    it(`the ETA message and the tracking page say ${read.join("–")} for ${eta.from}–${eta.to}`, () => {
+      const message = renderMessage("delivery_eta", { delivery_id: 1, route_id: 1, eta_from: eta.from, eta_to: eta.to }, { companyname: "Nachtkurier", timezone: "Europe/Berlin", language: "de" })!;
+      expect(message.text).toContain(`zwischen ${read[0]} und ${read[1]} Uhr`);
+      const page = renderTrackingPage({
+        company: { name: "Nachtkurier", timezone: "Europe/Berlin", language: "en" },
+        state: "scheduled",
+        window: { from: null, to: null },
+        eta,
+        stops_before: null,
+        driver: null,
+        destination: null,
+        proof: null,
+      });
+      expect(page).toContain(read[0]);
+      expect(page).toContain(read[1]);
+    });
+  }
 });
