@@ -6,7 +6,8 @@
  * Time: the solver works in seconds from `origin`, midnight of the planning
  * day on the company's wall clock (epoch seconds; the day is 23 or 25 hours
  * long on daylight-saving changeovers). Vehicle times of day and
- * `relax_after_time` carry their UTC offset and are read on the planning day.
+ * `relax_after_time` are read on the planning day's date: with their offset,
+ * or without one on the company's wall clock.
  */
 import { DEFAULT_SPEED_FACTORS, type Job, type Problem, type Solution, type Tour, type Vehicle, type VehicleClassId } from "../../solver";
 import { addDays, dayAt, instantOf, wallClockAt } from "../../shared/wall-clock";
@@ -104,20 +105,21 @@ export function planningOrigin(params: RoutingParams, deliveries: PlannedDeliver
     (ms): ms is number => ms !== null,
   );
   const first = candidates.length ? Math.min(...candidates) : params.requestedAt;
-  const timeZone = params.timeZone ?? "UTC";
-  return instantOf(dayAt(first, timeZone), "00:00", timeZone) / 1000;
+  return instantOf(dayAt(first, zoneOf(params)), "00:00", zoneOf(params)) / 1000;
 }
 
-/** The planning day (`YYYY-MM-DD` on the company's wall clock) of an origin. */
-const planningDay = (origin: number, params: RoutingParams) => dayAt(origin * 1000, params.timeZone ?? "UTC");
+const zoneOf = (params: RoutingParams) => params.timeZone ?? "UTC";
+
+/** A stored time of day on the planning day (`days` later), in seconds from the origin. */
+const onPlanningDay = (stored: string, origin: number, params: RoutingParams, days = 0) =>
+  timeOfDayOn(addDays(dayAt(origin * 1000, zoneOf(params)), days), stored, zoneOf(params)) - origin;
 
 const toSeconds = (iso: string, origin: number) => (parseDateTime(iso) ?? 0) / 1000 - origin;
 
 function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number, origin: number): Vehicle {
   const capacity = [spec.capacity_1, spec.capacity_2, spec.capacity_3].map((c) => c ?? Infinity);
   while (capacity.length && capacity[capacity.length - 1] === Infinity) capacity.pop();
-  const day = planningDay(origin, params);
-  const time = (t: string | null | undefined) => (t ? timeOfDayOn(day, t, params.timeZone ?? "UTC") - origin : undefined);
+  const time = (t: string | null | undefined) => (t ? onPlanningDay(t, origin, params) : undefined);
   const from = time(spec.departure_time_from);
   const to = time(spec.departure_time_to);
   const back = time(spec.return_time_to);
@@ -129,7 +131,7 @@ function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number, o
       earliestStart: Math.max(earliest, from ?? -Infinity),
       ...(to !== undefined ? { latestStart: Math.max(to, earliest) } : {}),
       // A return before the departure is the next morning.
-      ...(back !== undefined ? { latestEnd: back < (from ?? 0) ? timeOfDayOn(addDays(day, 1), spec.return_time_to!, params.timeZone ?? "UTC") - origin : back } : {}),
+      ...(back !== undefined ? { latestEnd: back < (from ?? 0) ? onPlanningDay(spec.return_time_to!, origin, params, 1) : back } : {}),
     },
     ...(spec.max_tour_duration ? { maxTourDuration: spec.max_tour_duration * 60 } : {}),
     ...(capacity.length ? { capacity } : {}),
@@ -175,9 +177,9 @@ export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[
     numVehicles: params.numVehicles,
     fixOrder: params.fixOrder,
     ...(params.relax && params.relax.minutes > 0
-      ? { relax: { maxMinutes: params.relax.minutes, ...(params.relax.afterTime ? { afterTime: timeOfDayOn(planningDay(origin, params), params.relax.afterTime, params.timeZone ?? "UTC") - origin } : {}) } }
+      ? { relax: { maxMinutes: params.relax.minutes, ...(params.relax.afterTime ? { afterTime: onPlanningDay(params.relax.afterTime, origin, params) } : {}) } }
       : {}),
-    ...(params.traffic ? { traffic: localTrafficProfile(origin, params.timeZone ?? "UTC") } : {}),
+    ...(params.traffic ? { traffic: localTrafficProfile(origin, zoneOf(params)) } : {}),
   };
 }
 
