@@ -21,7 +21,7 @@ const RouteStatusValue = z
 
 const TRANSITIONS =
   "Allowed: 0->1 (an active driver set), 1->1 (driver changed; the old one goes to `previous_drivers`), 1->0 (driver removed, `driver_id: null`), " +
-  "1->2 (accepted), 2->3 (on the way: `ast` set, target times and ETAs computed, customers with `notify_customer` notified), 0..3->5 (cancelled). " +
+  "1->2 (accepted), 2->3 (on the way: `ast` set, target times and ETAs computed (the plan's until its planned start, see GET /updateetas/timewindow), customers with `notify_customer` notified), 0..3->5 (cancelled). " +
   "3->4 happens by itself when every delivery is reported. Anything else: 409, nothing changed. Drivers may set 2 and 3 on their own routes.";
 
 const patchRoute = apiRoute({
