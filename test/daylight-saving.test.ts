@@ -7,6 +7,9 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { speedFactorAt } from "../src/solver/matrix";
 import { trafficFactorAt } from "../src/worker/domain/eta";
+import { excelSerialToIso } from "../src/worker/lib/spreadsheet";
+import { renderMessage } from "../src/worker/services/message-templates";
+import { renderTrackingPage } from "../src/worker/tracking-page";
 import { localTrafficProfile } from "../src/worker/domain/routing-plan";
 import { createCompany, insertAddress } from "./helpers";
 
@@ -51,6 +54,24 @@ describe("routing on a changeover day", () => {
   }
 });
 
+describe("a vehicle's time of day without offset", () => {
+  it("is the company's wall clock on the day planned: 08:00 in summer as in winter", async () => {
+    const co = await createCompany(); // now (whatever the season) is not the day planned
+    const address = await insertAddress(co.id, { lng: 13.42, lat: 52.51 });
+    for (const [day, utc] of [["2027-07-15", "06:00"], ["2027-01-14", "07:00"]]) {
+      const delivery = await co.api("POST", "/delivery", { body: { deliverylocation_id: address, pdt_from: `${day}T05:00:00+01:00`, pdt_to: `${day}T12:00:00+01:00`, els: 5 } });
+      const routed = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=1", {
+        body: { deliveryids: [delivery.body.id], vehicles: [{ name: "Early van", departure_time_from: "08:00:00" }] },
+      });
+      expect(routed.status, routed.text).toBe(200);
+      const [route] = routed.body.objects;
+      expect(Date.parse(route.tst_from), day).toBeGreaterThanOrEqual(Date.parse(`${day}T${utc}:00Z`));
+      // Leaving at 08:00 on the wall clock, the van is at the door a few minutes later, not an hour.
+      expect(Date.parse(route.deliveries[0].tdt_from), day).toBeLessThan(Date.parse(`${day}T${utc}:00Z`) + 30 * 60_000);
+    }
+  });
+});
+
 describe("traffic profile of a plan across a changeover", () => {
   // Plans for the Saturday and the Friday before each change: their week runs across it.
   for (const origin of ["2026-03-27T23:00:00Z", "2026-03-28T23:00:00Z", "2026-10-23T22:00:00Z", "2026-10-24T22:00:00Z"]) {
@@ -79,4 +100,41 @@ describe("a driver's trace of today", () => {
     expect(trace.status).toBe(200);
     expect(trace.body.coordinates.map((p: number[]) => p[0])).toEqual([13.2, 13.3]);
   });
+});
+
+describe("date cells of an uploaded spreadsheet", () => {
+  it("are the company's wall clock, also in the night of a changeover", () => {
+    // Excel serials count days since 1899-12-30 with no zone: what the dispatcher typed.
+    const serial = (wall: string) => Date.parse(`${wall}Z`) / 86_400_000 + 25569;
+    expect(excelSerialToIso(serial("2026-03-29T01:30:00"), "Europe/Berlin")).toBe("2026-03-29T00:30:00Z");
+    expect(excelSerialToIso(serial("2026-03-29T08:00:00"), "Europe/Berlin")).toBe("2026-03-29T06:00:00Z");
+    expect(excelSerialToIso(serial("2026-10-25T01:30:00"), "Europe/Berlin")).toBe("2026-10-24T23:30:00Z");
+    expect(excelSerialToIso(serial("2026-10-25T08:00:00"), "Europe/Berlin")).toBe("2026-10-25T07:00:00Z");
+  });
+});
+
+describe("what a customer reads in the night of a changeover", () => {
+  // 00:30 and 01:30 UTC: 01:30 and 03:30 on 2026-03-29; 02:30 twice on 2026-10-25 (summer, then winter time).
+  const nights = [
+    { eta: { from: "2026-03-29T00:30:00Z", to: "2026-03-29T01:30:00Z" }, read: ["01:30", "03:30"] },
+    { eta: { from: "2026-10-25T00:30:00Z", to: "2026-10-25T01:30:00Z" }, read: ["02:30", "02:30"] },
+  ];
+  for (const { eta, read } of nights) {
+    it(`the ETA message and the tracking page say ${read.join("–")} for ${eta.from}–${eta.to}`, () => {
+      const message = renderMessage("delivery_eta", { delivery_id: 1, route_id: 1, eta_from: eta.from, eta_to: eta.to }, { companyname: "Nachtkurier", timezone: "Europe/Berlin", language: "de" })!;
+      expect(message.text).toContain(`zwischen ${read[0]} und ${read[1]} Uhr`);
+      const page = renderTrackingPage({
+        company: { name: "Nachtkurier", timezone: "Europe/Berlin", language: "en" },
+        state: "scheduled",
+        window: { from: null, to: null },
+        eta,
+        stops_before: null,
+        driver: null,
+        destination: null,
+        proof: null,
+      });
+      expect(page).toContain(read[0]);
+      expect(page).toContain(read[1]);
+    });
+  }
 });

@@ -98,20 +98,20 @@ export function tomorrowAt(h: number, m = 0): string {
 }
 
 /**
- * Routes the deliveries (and any new ones of `deliverydata`) onto one tour and drives it to "on the way": an
- * active driver is assigned, accepts and starts. Returns the start's answer.
+ * Routes the deliveries (and any new ones of `deliverydata`; `routing`: more of the routing body) onto one tour and
+ * drives it to "on the way": an active driver is assigned, accepts and starts. Returns the start's answer and the plan.
  */
-export async function routeAndStart(co: TestCompany, deliveryIds: number[], deliverydata?: Record<string, unknown>[]) {
+export async function routeAndStart(co: TestCompany, deliveryIds: number[], deliverydata?: Record<string, unknown>[], routing: Record<string, unknown> = {}) {
   const driver = await co.user("driver");
   await env.DB.prepare("UPDATE users SET active = 1 WHERE id = ?").bind(driver.id).run();
-  const routed = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=1", { body: { deliveryids: deliveryIds, ...(deliverydata ? { deliverydata } : {}) } });
+  const routed = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=1", { body: { deliveryids: deliveryIds, ...(deliverydata ? { deliverydata } : {}), ...routing } });
   if (routed.status !== 200) throw new Error(`routing failed: ${routed.status} ${routed.text}`);
   const routeId: number = routed.body.objects[0].id;
   await co.api("PATCH", `/route/${routeId}`, { body: { driver_id: driver.id } });
   await co.api("POST", `/setroutestatus/${routeId}`, { token: driver.token, body: { status: 2 } });
   const started = await co.api("PATCH", `/route/${routeId}`, { token: driver.token, body: { status: 3 } });
   if (started.status !== 200) throw new Error(`start failed: ${started.status} ${started.text}`);
-  return { driver, routeId, started };
+  return { driver, routeId, started, planned: routed.body.objects[0] };
 }
 
 /** Polls `probe` every 100 ms until it answers something (at most 15 s). */

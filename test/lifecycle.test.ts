@@ -1,5 +1,6 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeEach, describe, expect, it } from "vitest";
+import { dayAt, instantOf } from "../src/shared/wall-clock";
 import { OPERATOR, type TestCompany, call, createCompany, insertAddress, routeAndStart, tomorrowAt } from "./helpers";
 
 interface Setup {
@@ -140,8 +141,10 @@ describe("route lifecycle", () => {
     await co.api("POST", `/setroutestatus/${routeId}`, { token: driver.token, body: { status: 3 } });
     const stub = env.COMPANY.getByName(`company:${co.id}`);
     expect(await runInDurableObject(stub, (_o, state) => state.storage.getAlarm())).not.toBeNull();
-    // The driver moved: the next refresh starts from the new position.
-    await co.api("POST", "/drivertracking", { token: driver.token, body: { driver_id: driver.id, position: { type: "Point", coordinates: [13.2, 52.4] } } });
+    // The driver moved from the depot: the next refresh starts from the new position (before, the plan's ETAs held).
+    const report = (lng: number, lat: number) => co.api("POST", "/drivertracking", { token: driver.token, body: { driver_id: driver.id, position: { type: "Point", coordinates: [lng, lat] } } });
+    await report(13.3849, 52.5317);
+    await report(13.2, 52.4);
     // (The window opens tomorrow, so the ETA starts then; its width follows the drive from the driver's position.)
     const before = (await co.api("GET", `/route/${routeId}`)).body.deliveries[0].eta_to;
     expect(await runDurableObjectAlarm(stub)).toBe(true);
@@ -172,5 +175,45 @@ describe("ETAs of a route started long before its day", () => {
       expect(width).toBeLessThanOrEqual(3600);
       expect(d.eta_from >= `${day}T08:00:00Z`).toBe(true);
     }
+  });
+});
+
+describe("ETAs of a route started the evening before its day", () => {
+  it("follow the plan until its planned start, or until the driver moves (updateetas and the tracking JSON)", async () => {
+    const co = await createCompany();
+    const tomorrow = dayAt(Date.now() + 86_400_000, "Europe/Berlin");
+    const plannedStart = instantOf(tomorrow, "08:00", "Europe/Berlin");
+    const ids: number[] = [];
+    // No delivery windows: nothing but the plan says when the tour drives.
+    for (const [lng, lat] of [[13.42, 52.5], [13.45, 52.52], [13.4, 52.54]]) {
+      ids.push((await co.api("POST", "/delivery", { body: { deliverylocation_id: await insertAddress(co.id, { lng, lat }), els: 5 } })).body.id);
+    }
+    const { driver, routeId, started, planned } = await routeAndStart(co, ids, undefined, { start_time: new Date(plannedStart).toISOString() });
+    type Stop = { id: number; tdt_from: string; eta_from: string; eta_to: string };
+    const plan = new Map((planned.deliveries as Stop[]).map((d) => [d.id, { eta_from: d.eta_from, eta_to: d.eta_to }]));
+    for (const d of planned.deliveries as Stop[]) {
+      expect(Date.parse(d.eta_from)).toBeGreaterThanOrEqual(plannedStart);
+      // The plan's window follows the ETA rule: from the service start, at most an hour wide.
+      expect(d.eta_from).toBe(d.tdt_from);
+      expect(Date.parse(d.eta_to) - Date.parse(d.eta_from)).toBeLessThanOrEqual(3600_000);
+    }
+    const planOf = (etas: { delivery_id: number; eta_from: string; eta_to: string }[]) => new Map(etas.map((e) => [e.delivery_id, { eta_from: e.eta_from, eta_to: e.eta_to }]));
+
+    // Started tonight: the customers are told tomorrow's times, not tonight's.
+    expect(new Map((started.body.deliveries as Stop[]).map((d) => [d.id, { eta_from: d.eta_from, eta_to: d.eta_to }]))).toEqual(plan);
+    expect(planOf((await co.api("GET", `/updateetas/timewindow/${routeId}`)).body.etas)).toEqual(plan);
+    const link = (await co.api("POST", `/delivery/${ids[0]}/trackinglink`)).body.link as string;
+    const tracking = await call("GET", new URL(link).pathname.replace("/t/", "/track/"));
+    expect(tracking.body.eta).toEqual({ from: plan.get(ids[0])!.eta_from, to: plan.get(ids[0])!.eta_to });
+
+    // The driver's phone reports from the depot: still the plan.
+    const report = (lng: number, lat: number) => co.api("POST", "/drivertracking", { token: driver.token, body: { driver_id: driver.id, position: { type: "Point", coordinates: [lng, lat] } } });
+    await report(13.3849, 52.5317);
+    expect(planOf((await co.api("GET", `/updateetas/timewindow/${routeId}`)).body.etas)).toEqual(plan);
+    // Three kilometres on, the driver is under way: ETAs from now and where the driver is.
+    await report(13.42, 52.52);
+    const moving = (await co.api("GET", `/updateetas/timewindow/${routeId}`)).body.etas as { eta_from: string }[];
+    expect(moving).toHaveLength(3);
+    for (const e of moving) expect(Date.parse(e.eta_from)).toBeLessThan(plannedStart);
   });
 });

@@ -1,12 +1,13 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { instantOf } from "../src/shared/wall-clock";
 import { readCsv, readXlsx } from "../src/worker/lib/spreadsheet";
 import { ORIGIN, OPERATOR, type TestCompany, call, createCompany, tomorrowAt } from "./helpers";
 import { zip } from "./zip";
 import { csvCell } from "../src/worker/lib/csv";
 
 /** An XLSX workbook with shared strings, an inline string, numbers and a date serial. */
-/** Tomorrow 09:00 UTC as an Excel date serial (days since 1899-12-30). */
+/** Tomorrow 09:00 on the wall clock as an Excel date serial (days since 1899-12-30, no zone). */
 const tomorrowSerial = () => Date.parse(tomorrowAt(9)) / 86_400_000 + 25569;
 
 async function workbook(serial = tomorrowSerial()): Promise<Uint8Array> {
@@ -108,7 +109,8 @@ describe("uploads", () => {
     expect(lines[0]).toBe("tour,route_id,orderindex,delivery_id,custom_id,contactcompany,contactlastname,street,housenumber,postalcode,city,pdt_from,pdt_to,eta_from,eta_to,tdt_from,tdt_to");
     expect(lines).toHaveLength(2);
     expect(lines[1]).toContain("X-1");
-    expect(lines[1]).toContain(tomorrowAt(9));
+    // The date cell is read on the company's wall clock (Europe/Berlin).
+    expect(lines[1]).toContain(new Date(instantOf(tomorrowAt(9).slice(0, 10), "09:00", "Europe/Berlin")).toISOString().replace(".000Z", "Z"));
     const outbox = await call("GET", `/_operator/companies/${co.slug}/outbox?q=${encodeURIComponent(JSON.stringify({ filters: [{ name: "template", op: "==", val: "upload_result" }] }))}`, { headers: OPERATOR });
     expect(outbox.body.objects[0]).toMatchObject({ to: "planner@example.com" });
     expect(outbox.body.objects[0].data).toMatchObject({ link: final.final.link, files: expect.stringContaining(".xlsx") });

@@ -50,7 +50,7 @@ export function wallClockAt(ms: number, timeZone: string): WallClock {
 }
 
 /** Offset in minutes of `timeZone` at the instant `ms` (e.g. +60 for Berlin in winter, +120 in summer). */
-export function zoneOffsetMinutes(timeZone: string, ms: number): number {
+function zoneOffsetMinutes(timeZone: string, ms: number): number {
   const c = wallClockAt(ms, timeZone);
   const local = Date.UTC(c.year, c.month - 1, c.day, c.hour, c.minute, c.second);
   return Math.round((local - Math.floor(ms / 1000) * 1000) / 60_000);

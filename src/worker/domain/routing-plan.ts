@@ -6,11 +6,13 @@
  * Time: the solver works in seconds from `origin`, midnight of the planning
  * day on the company's wall clock (epoch seconds; the day is 23 or 25 hours
  * long on daylight-saving changeovers). Vehicle times of day and
- * `relax_after_time` carry their UTC offset and are read on the planning day.
+ * `relax_after_time` are read on the planning day's date: with their offset,
+ * or without one on the company's wall clock.
  */
 import { DEFAULT_SPEED_FACTORS, type Job, type Problem, type Solution, type Tour, type Vehicle, type VehicleClassId } from "../../solver";
 import { addDays, dayAt, instantOf, wallClockAt } from "../../shared/wall-clock";
 import { formatDateTime, parseDateTime, timeOfDayOn } from "../lib/time";
+import { etaSpread } from "./eta";
 
 /** What a routing process needs, stored with the process so a queue consumer can run it later. */
 export interface RoutingParams {
@@ -103,20 +105,21 @@ export function planningOrigin(params: RoutingParams, deliveries: PlannedDeliver
     (ms): ms is number => ms !== null,
   );
   const first = candidates.length ? Math.min(...candidates) : params.requestedAt;
-  const timeZone = params.timeZone ?? "UTC";
-  return instantOf(dayAt(first, timeZone), "00:00", timeZone) / 1000;
+  return instantOf(dayAt(first, zoneOf(params)), "00:00", zoneOf(params)) / 1000;
 }
 
-/** The planning day (`YYYY-MM-DD` on the company's wall clock) of an origin. */
-const planningDay = (origin: number, params: RoutingParams) => dayAt(origin * 1000, params.timeZone ?? "UTC");
+const zoneOf = (params: RoutingParams) => params.timeZone ?? "UTC";
+
+/** A stored time of day on the planning day (`days` later), in seconds from the origin. */
+const onPlanningDay = (stored: string, origin: number, params: RoutingParams, days = 0) =>
+  timeOfDayOn(addDays(dayAt(origin * 1000, zoneOf(params)), days), stored, zoneOf(params)) - origin;
 
 const toSeconds = (iso: string, origin: number) => (parseDateTime(iso) ?? 0) / 1000 - origin;
 
 function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number, origin: number): Vehicle {
   const capacity = [spec.capacity_1, spec.capacity_2, spec.capacity_3].map((c) => c ?? Infinity);
   while (capacity.length && capacity[capacity.length - 1] === Infinity) capacity.pop();
-  const day = planningDay(origin, params);
-  const time = (t: string | null | undefined) => (t ? timeOfDayOn(day, t) - origin : undefined);
+  const time = (t: string | null | undefined) => (t ? onPlanningDay(t, origin, params) : undefined);
   const from = time(spec.departure_time_from);
   const to = time(spec.departure_time_to);
   const back = time(spec.return_time_to);
@@ -128,7 +131,7 @@ function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number, o
       earliestStart: Math.max(earliest, from ?? -Infinity),
       ...(to !== undefined ? { latestStart: Math.max(to, earliest) } : {}),
       // A return before the departure is the next morning.
-      ...(back !== undefined ? { latestEnd: back < (from ?? 0) ? timeOfDayOn(addDays(day, 1), spec.return_time_to!) - origin : back } : {}),
+      ...(back !== undefined ? { latestEnd: back < (from ?? 0) ? onPlanningDay(spec.return_time_to!, origin, params, 1) : back } : {}),
     },
     ...(spec.max_tour_duration ? { maxTourDuration: spec.max_tour_duration * 60 } : {}),
     ...(capacity.length ? { capacity } : {}),
@@ -174,9 +177,9 @@ export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[
     numVehicles: params.numVehicles,
     fixOrder: params.fixOrder,
     ...(params.relax && params.relax.minutes > 0
-      ? { relax: { maxMinutes: params.relax.minutes, ...(params.relax.afterTime ? { afterTime: timeOfDayOn(planningDay(origin, params), params.relax.afterTime) - origin } : {}) } }
+      ? { relax: { maxMinutes: params.relax.minutes, ...(params.relax.afterTime ? { afterTime: onPlanningDay(params.relax.afterTime, origin, params) } : {}) } }
       : {}),
-    ...(params.traffic ? { traffic: localTrafficProfile(origin, params.timeZone ?? "UTC") } : {}),
+    ...(params.traffic ? { traffic: localTrafficProfile(origin, zoneOf(params)) } : {}),
   };
 }
 
@@ -243,9 +246,6 @@ export function areaText(deliveries: PlannedDelivery[]): string {
     .join("; ");
 }
 
-/** ETA windows widen with the time already driven: 10 min plus 5 % of the elapsed tour time. */
-const etaSpread = (elapsed: number) => 600 + Math.round(elapsed * 0.05);
-
 /** Route and delivery records for the solver's tours. */
 export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[], solution: Solution, origin: number): PlannedRoute[] {
   const byId = new Map(deliveries.map((d) => [String(d.id), d]));
@@ -292,6 +292,8 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
     // One tour takes a given prefix as it is; otherwise the writer numbers on through the company's day.
     const name = params.nameprefix && tours.length === 1 ? { given: params.nameprefix } : { prefix: params.nameprefix ?? "Tour " };
     let previousDeparture = tour.start;
+    // The plan's ETA window follows the rule of the live ETAs (domain/eta.ts): from service start, widened by the time under way (not waiting).
+    let waited = 0;
     return {
       name,
       driver_id: driver,
@@ -307,13 +309,15 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
       stops: tour.stops.map((s, k) => {
         const tfp = Math.round(s.arrival - previousDeparture);
         previousDeparture = s.departure;
+        const underWay = s.arrival - tour.start - waited;
+        waited += s.waiting;
         return {
           delivery_id: Number(s.jobId),
           orderindex: k + 1,
           tdt_from: iso(s.serviceStart),
           tdt_to: iso(s.departure),
-          eta_from: iso(s.arrival),
-          eta_to: iso(s.arrival + etaSpread(s.arrival - tour.start)),
+          eta_from: iso(s.serviceStart),
+          eta_to: iso(s.serviceStart + etaSpread(underWay)),
           tfp,
           waiting_time: Math.round(s.waiting),
         };

@@ -74,7 +74,8 @@ export interface ParsedRows {
   ignoredColumns: string[];
 }
 
-export function rowsFromSheet(sheet: Sheet): ParsedRows {
+/** `timeZone`: the company's, the wall clock of date cells. */
+export function rowsFromSheet(sheet: Sheet, timeZone: string): ParsedRows {
   const [header = [], ...body] = sheet;
   const columns = header.map((h) => ALIASES[h.trim().toLowerCase()] ?? null);
   const ignoredColumns = header.filter((_, i) => columns[i] === null).map((h) => h.trim()).filter(Boolean);
@@ -91,8 +92,8 @@ export function rowsFromSheet(sheet: Sheet): ParsedRows {
         if (Number.isFinite(n)) (row as unknown as Record<string, unknown>)[field] = n;
         else problems.push(`${field} is not a number`);
       } else if (TIME_FIELDS.has(field)) {
-        // XLSX date cells arrive as day serials; text dates pass through for the usual ISO checks.
-        (row as unknown as Record<string, unknown>)[field] = /^\d+(\.\d+)?$/.test(text) ? excelSerialToIso(Number(text)) : text;
+        // XLSX date cells arrive as day serials on the wall clock; text dates pass through for the usual ISO checks.
+        (row as unknown as Record<string, unknown>)[field] = /^\d+(\.\d+)?$/.test(text) ? excelSerialToIso(Number(text), timeZone) : text;
       } else (row as unknown as Record<string, unknown>)[field] = text;
     });
     if (problems.length) rejected.push({ row: row.row, reason: problems.join("; "), address: rowAddress(row) });

@@ -11,6 +11,7 @@
  */
 
 import { inflateRawSync } from "node:zlib";
+import { instantOf } from "../../shared/wall-clock";
 
 export type Sheet = string[][];
 
@@ -318,7 +319,12 @@ export async function readXlsx(bytes: Uint8Array): Promise<Sheet> {
   return worksheetRows(unzipEntry(bytes, entries.get(sheetName)!, budget), shared);
 }
 
-/** Excel stores date-times as days since 1899-12-30; answers ISO 8601 UTC. */
-export function excelSerialToIso(serial: number): string {
-  return new Date(Math.round((serial - 25569) * 86_400) * 1000).toISOString().replace(".000Z", "Z");
+/**
+ * Excel stores date-times as days since 1899-12-30 without a zone: the wall
+ * clock of whoever typed them, read in `timeZone` (the company's). Answers
+ * ISO 8601 UTC.
+ */
+export function excelSerialToIso(serial: number, timeZone: string): string {
+  const wall = new Date(Math.round((serial - 25569) * 86_400) * 1000).toISOString();
+  return new Date(instantOf(wall.slice(0, 10), wall.slice(11, 19), timeZone)).toISOString().replace(".000Z", "Z");
 }

@@ -4,7 +4,7 @@
  * Stored form: `YYYY-MM-DDTHH:MM:SSZ` (sortable as text).
  */
 
-import { zoneOffsetMinutes } from "../../shared/wall-clock";
+import { instantOf } from "../../shared/wall-clock";
 
 const ISO_DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
@@ -61,18 +61,19 @@ function formatOffset(minutes: number): string {
 }
 
 /**
- * Time-of-day fields accept `hh:mm:ss+hh:mm` or `hh:mm:ss` (the company time
- * zone). Stored with the explicit offset, e.g. `08:00:00+01:00`.
+ * Time-of-day fields accept `hh:mm:ss+hh:mm` or `hh:mm:ss` (the company's
+ * wall clock). Stored with the offset when one is given, e.g.
+ * `08:00:00+01:00`, else as `08:00:00`: a wall-clock time, read with the
+ * offset of the day it is used on (summer or winter time).
  */
-export function normaliseTimeOfDay(input: string, timeZone: string, at = Date.now()): string | null {
+export function normaliseTimeOfDay(input: string): string | null {
   const m = TIME_OF_DAY.exec(input.trim());
   if (!m) return null;
   const [, h, mi, s = "00", zone] = m;
   if (+h > 23 || +mi > 59 || +s > 59) return null;
-  let offset: number;
-  if (!zone) offset = zoneOffsetMinutes(timeZone, at);
-  else if (zone.toUpperCase() === "Z") offset = 0;
-  else {
+  if (!zone) return `${h}:${mi}:${s}`;
+  let offset = 0;
+  if (zone.toUpperCase() !== "Z") {
     const digits = zone.slice(1).replace(":", "");
     offset = (zone[0] === "-" ? -1 : 1) * (+digits.slice(0, 2) * 60 + +digits.slice(2, 4));
     if (Math.abs(offset) > 18 * 60) return null;
@@ -80,8 +81,8 @@ export function normaliseTimeOfDay(input: string, timeZone: string, at = Date.no
   return `${h}:${mi}:${s}${formatOffset(offset)}`;
 }
 
-/** Seconds after UTC midnight of a stored time of day (may be negative or exceed a day). */
-export function timeOfDayUtcSeconds(stored: string): number {
+/** Seconds after UTC midnight of a stored time of day with its offset (may be negative or exceed a day). */
+function timeOfDayUtcSeconds(stored: string): number {
   const [, h, mi, s, zone] = TIME_OF_DAY.exec(stored)!;
   const digits = (zone ?? "+00:00").slice(1).replace(":", "");
   const offset = zone && zone.toUpperCase() !== "Z" ? (zone[0] === "-" ? -1 : 1) * (+digits.slice(0, 2) * 60 + +digits.slice(2, 4)) : 0;
@@ -90,9 +91,12 @@ export function timeOfDayUtcSeconds(stored: string): number {
 
 /**
  * The instant (epoch seconds) a stored time of day names on a date
- * (`YYYY-MM-DD`, the company's day): the time of day carries its offset.
+ * (`YYYY-MM-DD`, the company's day): with its offset if it carries one,
+ * else on the company's wall clock that day.
  */
-export function timeOfDayOn(day: string, stored: string): number {
+export function timeOfDayOn(day: string, stored: string, timeZone: string): number {
+  const [, h, mi, s, zone] = TIME_OF_DAY.exec(stored)!;
+  if (!zone) return instantOf(day, `${h}:${mi}:${s}`, timeZone) / 1000;
   const [y, m, d] = day.split("-").map(Number);
   return Date.UTC(y, m - 1, d) / 1000 + timeOfDayUtcSeconds(stored);
 }

@@ -21,7 +21,7 @@ const RouteStatusValue = z
 
 const TRANSITIONS =
   "Allowed: 0->1 (an active driver set), 1->1 (driver changed; the old one goes to `previous_drivers`), 1->0 (driver removed, `driver_id: null`), " +
-  "1->2 (accepted), 2->3 (on the way: `ast` set, target times and ETAs computed, customers with `notify_customer` notified), 0..3->5 (cancelled). " +
+  "1->2 (accepted), 2->3 (on the way: `ast` set, target times and ETAs computed (the plan's until its planned start, see GET /updateetas/timewindow), customers with `notify_customer` notified), 0..3->5 (cancelled). " +
   "3->4 happens by itself when every delivery is reported. Anything else: 409, nothing changed. Drivers may set 2 and 3 on their own routes.";
 
 const patchRoute = apiRoute({
@@ -74,7 +74,9 @@ const Etas = z
   .openapi("RouteEtas");
 
 const etaDescription =
-  "Recomputes `eta_from`/`eta_to` of the route's open deliveries (status `routed`) from the driver's last tracked position (else the depot), now, and the hour-of-day traffic profile. Delivered, undelivered and cancelled deliveries are left out.";
+  "Recomputes `eta_from`/`eta_to` of the route's open deliveries (status `routed`) from the driver's last tracked position (else the depot), now, and the hour-of-day traffic profile. " +
+  "Until the route's planned start (`tst_from`) and while the driver has not moved more than 500 m from where they were when the route went on the way, " +
+  "the ETAs are the plan's (a route started the evening before its day does not leave now). Delivered, undelivered and cancelled deliveries are left out.";
 
 const updateEtasOne = apiRoute({
   method: "get",

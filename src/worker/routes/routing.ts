@@ -221,7 +221,7 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     const company = c.get("company");
     const query = c.req.valid("query");
     const body = c.req.valid("json");
-    if (query.relax_after_time && !normaliseTimeOfDay(query.relax_after_time, company.timezone)) throw unprocessable("relax_after_time must be a time of day with zone", "relax_after_time");
+    if (query.relax_after_time && !normaliseTimeOfDay(query.relax_after_time)) throw unprocessable("relax_after_time must be a time of day with zone", "relax_after_time");
     const options = { ...query, num_vehicles: query.num_vehicles ?? query.numvehicles, vehicle: query.vehicle as never };
     const { processId, job } = await startRouting(c.env, db, company, c.get("user").id, body, options, query.async ? "async" : "sync", apiBase(c));
     if (query.async) {

@@ -56,7 +56,7 @@ const VehiclePatch = z
 const RULES =
   "`name` is unique within the company (409). `vehicle_class` must be one of GET /vehicletype (422). `depot_location_id` and " +
   "`driver_id` must be an address and a driver of the company (422 naming the field). Times of day accept `hh:mm:ss+hh:mm` or " +
-  "`hh:mm:ss` (company time zone) and are answered with the resolved offset.";
+  "`hh:mm:ss` (the company's wall clock: 08:00:00 is 08:00 on every planning day, summer or winter time) and are answered as stored.";
 
 const postVehicle = apiRoute({
   method: "post",
@@ -103,7 +103,7 @@ export const vehicleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     const db = c.get("db");
     const company = c.get("company");
     const { id: _id, ...input } = c.req.valid("json");
-    const values = await prepareVehicle(db, company.id, company.timezone, input);
+    const values = await prepareVehicle(db, company.id, input);
     const [row] = await db
       .insert(vehicles)
       .values({ ...values, name: input.name, company_id: company.id })
@@ -117,7 +117,7 @@ export const vehicleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     const where = and(eq(vehicles.id, id), eq(vehicles.company_id, company.id));
     const [existing] = await db.select().from(vehicles).where(where);
     if (!existing) throw notFound("Vehicle");
-    const values = await prepareVehicle(db, company.id, company.timezone, input);
+    const values = await prepareVehicle(db, company.id, input);
     if (Object.keys(values).length === 0) return c.json(presentVehicle(existing), 200);
     const [row] = await db.update(vehicles).set(values).where(where).returning();
     if (!row) throw notFound("Vehicle");

@@ -6,12 +6,13 @@
  * compare-and-set on the state it was checked against, so even a direct call
  * can never produce a state outside the table.
  */
-import { and, asc, desc, eq, inArray, isNull, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNull, lt, ne, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { addresses, companies, deliveries, driverTracking, outbox, routes, users } from "../db/schema";
 import { estimateArrivals } from "../domain/eta";
 import { DeliveryStatus, RouteStatus, UNFINISHED_ROUTE_STATUSES, canTransitionRoute } from "../domain/states";
 import type { AuthUser, Company, Db, Env } from "../env";
+import { haversineMeters } from "../geo/distance";
 import { ApiError, type ErrorStatus, conflict, forbidden, notFound, unprocessable } from "../errors";
 import { formatDateTime, nowIso, parseDateTime } from "../lib/time";
 import { type RouteRow, loadRoute } from "./route-records";
@@ -173,53 +174,92 @@ const customerColumns = {
   country: addresses.country,
 };
 
-/** ETAs of a route's open deliveries, in driving order, from the driver's last position (else the depot) and now. */
+/** Metres from where the route was started beyond which the driver counts as under way (GPS noise and a yard stay below). */
+const UNDER_WAY_METERS = 500;
+
+/**
+ * ETAs of a route's open deliveries, in driving order. Until the route's
+ * planned start (`tst_from`, on its day) and while the driver has not moved
+ * since starting it, they are the plan's: a driver who starts tomorrow's
+ * route tonight does not leave now. Otherwise they are estimated from the
+ * driver's last position (else the depot) and now.
+ */
 async function computeEtas(db: Db, companyId: number, timeZone: string, route: RouteRow): Promise<DeliveryEta[]> {
   const [open, position, base] = await Promise.all([
     db
-      .select({ id: deliveries.id, lng: addresses.lng, lat: addresses.lat, pdt_from: deliveries.pdt_from, els: deliveries.els, ...customerColumns })
+      .select({
+        id: deliveries.id,
+        lng: addresses.lng,
+        lat: addresses.lat,
+        pdt_from: deliveries.pdt_from,
+        els: deliveries.els,
+        planned: { tdt_from: deliveries.tdt_from, tdt_to: deliveries.tdt_to, eta_from: deliveries.eta_from, eta_to: deliveries.eta_to },
+        ...customerColumns,
+      })
       .from(deliveries)
       .innerJoin(addresses, eq(addresses.id, deliveries.deliverylocation_id))
       .where(and(eq(deliveries.company_id, companyId), eq(deliveries.route_id, route.id), eq(deliveries.status, DeliveryStatus.routed)))
       .orderBy(asc(deliveries.orderindex)),
-    route.driver_id === null
-      ? Promise.resolve([])
-      : db
-          .select({ lng: driverTracking.lng, lat: driverTracking.lat })
-          .from(driverTracking)
-          .where(and(eq(driverTracking.company_id, companyId), eq(driverTracking.driver_id, route.driver_id)))
-          .orderBy(desc(driverTracking.timestamp))
-          .limit(1),
+    route.driver_id === null ? Promise.resolve([]) : lastPosition(db, companyId, route.driver_id),
     route.routebase_address_id === null
       ? Promise.resolve([])
       : db.select({ lng: addresses.lng, lat: addresses.lat }).from(addresses).where(and(eq(addresses.company_id, companyId), eq(addresses.id, route.routebase_address_id))),
   ]);
+  const now = Math.floor(Date.now() / 1000);
+  const plannedStart = route.tst_from ? parseDateTime(route.tst_from) : null;
+  if (plannedStart !== null && now * 1000 < plannedStart && open.every((d) => d.planned.tdt_from && d.planned.tdt_to && d.planned.eta_from && d.planned.eta_to)) {
+    if (!(await movedSinceStart(db, companyId, route, position[0]))) {
+      return open.map(({ planned, ...d }) => ({ ...d, tdt_from: planned.tdt_from!, tdt_to: planned.tdt_to!, eta_from: planned.eta_from!, eta_to: planned.eta_to! }));
+    }
+  }
   const from = position[0] ?? base[0];
   const located = open.filter((d) => d.lng !== null && d.lat !== null);
   if (!from || from.lng === null || from.lat === null || !located.length) return [];
-  const now = Math.floor(Date.now() / 1000);
   const arrivals = estimateArrivals(
     { lng: from.lng, lat: from.lat },
     now,
     located.map((d) => ({ lng: d.lng!, lat: d.lat!, windowStart: d.pdt_from ? (parseDateTime(d.pdt_from) ?? 0) / 1000 : null, service: (d.els ?? 0) * 60 })),
     { timeZone },
   );
-  return located.map((d, i) => {
+  return located.map(({ planned: _planned, ...d }, i) => {
     const a = arrivals[i];
     return {
-      id: d.id,
+      ...d,
       tdt_from: formatDateTime(a.serviceStart * 1000),
       eta_from: formatDateTime(a.etaFrom * 1000),
       eta_to: formatDateTime(a.etaTo * 1000),
       tdt_to: formatDateTime((a.serviceStart + (d.els ?? 0) * 60) * 1000),
-      notify: d.notify,
-      byEmail: d.byEmail,
-      bySms: d.bySms,
-      email: d.email,
-      phonenr: d.phonenr,
-      country: d.country,
     };
   });
+}
+
+/** The driver's newest tracked position (`before`: before that time). */
+function lastPosition(db: Db, companyId: number, driverId: number, before?: string) {
+  return db
+    .select({ lng: driverTracking.lng, lat: driverTracking.lat, timestamp: driverTracking.timestamp })
+    .from(driverTracking)
+    .where(and(eq(driverTracking.company_id, companyId), eq(driverTracking.driver_id, driverId), before ? lt(driverTracking.timestamp, before) : undefined))
+    .orderBy(desc(driverTracking.timestamp), desc(driverTracking.id))
+    .limit(1);
+}
+
+/**
+ * Whether the driver's newest position lies more than {@link UNDER_WAY_METERS} from where they were when the route
+ * went on the way: their last position before, else the first one since (the driver app tracks only routes on the way).
+ */
+async function movedSinceStart(db: Db, companyId: number, route: RouteRow, latest: { lng: number; lat: number; timestamp: string } | undefined): Promise<boolean> {
+  if (route.driver_id === null || !route.ast || !latest) return false;
+  const [[atStart], [firstAfter]] = await Promise.all([
+    lastPosition(db, companyId, route.driver_id, route.ast),
+    db
+      .select({ lng: driverTracking.lng, lat: driverTracking.lat })
+      .from(driverTracking)
+      .where(and(eq(driverTracking.company_id, companyId), eq(driverTracking.driver_id, route.driver_id), gte(driverTracking.timestamp, route.ast)))
+      .orderBy(asc(driverTracking.timestamp), asc(driverTracking.id))
+      .limit(1),
+  ]);
+  const start = atStart ?? firstAfter;
+  return !!start && haversineMeters(start.lng, start.lat, latest.lng, latest.lat) > UNDER_WAY_METERS;
 }
 
 /**

@@ -30,7 +30,7 @@ import { d1Statement, inList } from "../db/sql";
 export interface RoutingRequest {
   deliveryids?: number[];
   deliverydata?: DeliveryDataItem[];
-  vehicles?: Parameters<typeof prepareVehicle>[3][];
+  vehicles?: Parameters<typeof prepareVehicle>[2][];
   startaddress_id?: number;
   startaddress?: AddressInputType;
   start_time?: string;
@@ -175,7 +175,7 @@ export async function prepareRouting(
   if (body.vehicles?.length) {
     fleet = [];
     for (const [i, v] of body.vehicles.entries()) {
-      const values = await prepareVehicle(db, company.id, company.timezone, { ...v, name: v.name ?? `Vehicle ${i + 1}` }).catch((e: unknown) => {
+      const values = await prepareVehicle(db, company.id, { ...v, name: v.name ?? `Vehicle ${i + 1}` }).catch((e: unknown) => {
         if (e instanceof ApiError) throw unprocessable(e.message, e.fields.split(",").map((f) => `vehicles.${i}.${f}`));
         throw e;
       });

@@ -31,7 +31,7 @@ interface UploadFile {
 }
 
 /** Rows of all files as delivery inputs, with where each came from. A file without data rows is a 422. */
-async function readRows(files: UploadFile[]) {
+async function readRows(files: UploadFile[], timeZone: string) {
   const items: DeliveryDataItem[] = [];
   const origin: { file: string; row: number }[] = [];
   const rejected: VagueRow[] = [];
@@ -43,7 +43,7 @@ async function readRows(files: UploadFile[]) {
       if (err instanceof SpreadsheetError) throw new ApiError(err.status, `${file.name}: ${err.message}`, "file[]");
       throw err;
     }
-    const parsed = rowsFromSheet(sheet);
+    const parsed = rowsFromSheet(sheet, timeZone);
     if (!parsed.rows.length && !parsed.rejected.length) throw unprocessable(`${file.name}: no data rows (the file is empty or has only a header)`, "file[]");
     rejected.push(...parsed.rejected.map((r) => ({ file: file.name, row: r.row, message: r.reason, fields: "", ...r.address })));
     for (const { row, tour, ...fields } of parsed.rows) {
@@ -57,7 +57,7 @@ async function readRows(files: UploadFile[]) {
 
 async function importRows(env: Env, company: Company, files: UploadFile[]) {
   if (company.location_id === null) throw unprocessable("The company has no depot to deliver from", "file[]");
-  const { items, origin, rejected } = await readRows(files);
+  const { items, origin, rejected } = await readRows(files, company.timezone);
   const { ids, vague } = await importDeliveries(env, company, company.location_id, items, "collect");
   const vagueRows: VagueRow[] = [...rejected, ...vague.map((v) => ({ ...origin[v.index], message: v.message, fields: v.fields.replace(/deliverydata\.\d+\./g, ""), ...rowAddress(items[v.index]) }))];
   return { ids, vague: vagueRows, rows: items.length };
@@ -103,7 +103,7 @@ interface OneStepParams {
 
 /** POST /upload/onestep: files to R2, the process registered under the watchdog, the work queued. */
 export async function uploadOneStep(env: Env, db: Db, company: Company, userId: number, files: UploadFile[], email: string | undefined, options: RoutingOptions, apiBase: string) {
-  await readRows(files); // unreadable files and files without data rows are refused now, not in the background
+  await readRows(files, company.timezone); // unreadable files and files without data rows are refused now, not in the background
   const processId = crypto.randomUUID();
   const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
   const stored = files.map((f, i) => ({ key: `uploads/${company.id}/${processId}/${i}-${f.name.replace(/[^\w.-]+/g, "_")}`, name: f.name }));

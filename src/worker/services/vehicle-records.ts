@@ -13,7 +13,8 @@ export type VehicleRow = typeof vehicles.$inferSelect;
 
 const TimeOfDay = z.string().max(20).openapi({
   example: "08:00:00+01:00",
-  description: "Time of day `hh:mm:ss+hh:mm`, or `hh:mm:ss` in the company time zone; answered with the resolved offset",
+  description:
+    "Time of day `hh:mm:ss+hh:mm` (that offset, every day), or `hh:mm:ss` on the company's wall clock (its time zone's offset of the day planned, summer or winter time); answered as stored",
 });
 
 export const VehicleSchema = z
@@ -125,7 +126,7 @@ type VehicleInput = Partial<{ [K in keyof typeof vehicleInputShape]: z.infer<(ty
  * Checks references and classes and resolves times of day; answers the
  * column values to write. 422 naming the offending fields.
  */
-export async function prepareVehicle(db: Db, companyId: number, timeZone: string, input: VehicleInput): Promise<Partial<VehicleRow>> {
+export async function prepareVehicle(db: Db, companyId: number, input: VehicleInput): Promise<Partial<VehicleRow>> {
   const values: Partial<VehicleRow> = {};
   for (const [key, value] of Object.entries(input)) if (value !== undefined) (values as Record<string, unknown>)[key] = value;
 
@@ -136,7 +137,7 @@ export async function prepareVehicle(db: Db, companyId: number, timeZone: string
   const badTimes = TIME_FIELDS.filter((f) => {
     const v = input[f];
     if (v === undefined || v === null) return false;
-    const resolved = normaliseTimeOfDay(v, timeZone);
+    const resolved = normaliseTimeOfDay(v);
     if (resolved === null) return true;
     values[f] = resolved;
     return false;
