@@ -128,6 +128,6 @@ export default {
     const db = createDb(env.DB);
     const behind = await webhooksBehind(db);
     for (let i = 0; i < behind.length; i += 100) await env.WEBHOOK_QUEUE.sendBatch(behind.slice(i, i + 100).map((job) => ({ body: job })));
-    await runRetention(db);
+    await runRetention(env, db);
   },
 } satisfies ExportedHandler<Env>;

@@ -8,7 +8,9 @@
  * - the event log behind every enabled webhook endpoint's cursor and older
  *   than EVENT_REPLAY_DAYS (what a replay or a resuming client may still ask
  *   for). A disabled endpoint holds nothing back: enabled again, it goes on
- *   with what is left.
+ *   with what is left;
+ * - driver positions after the company's `position_retention_days`, archived
+ *   to R2 first (services/position-archive.ts).
  *
  * Every step deletes at most BATCH rows in one statement, the oldest first
  * (ids grow with time), and a run does at most MAX_BATCHES per table, so a
@@ -18,9 +20,11 @@
  */
 import { type SQL, and, eq, inArray, lt, lte, min } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Db } from "../env";
+import type { Db, Env } from "../env";
 import { companies, events, outbox, webhookDeliveries, webhooks } from "../db/schema";
 import { log } from "../lib/log";
+import { formatDateTime } from "../lib/time";
+import { archiveOldPositions } from "./position-archive";
 
 export const OUTBOX_DAYS = 30;
 export const WEBHOOK_DELIVERY_DAYS = 30;
@@ -29,8 +33,6 @@ export const BATCH = 500;
 export const MAX_BATCHES = 40;
 
 const DAY_MS = 86_400_000;
-/** The stored form of an instant (ISO 8601 UTC, seconds), as `created_at` holds it. */
-const stored = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "Z";
 
 interface Prunable {
   table: SQLiteTable;
@@ -61,15 +63,15 @@ function report(table: string, company: string | null, result: { deleted: number
   if (result.deleted > 0 || !result.done) log("info", "retention", { table, company_slug: company, deleted: result.deleted, done: result.done, duration_ms: Date.now() - startedMs });
 }
 
-/** One retention run: each table in turn, progress on the structured log (one line per table and company that lost rows). */
-export async function runRetention(db: Db): Promise<void> {
+/** One retention run: each table in turn, progress on the structured log (one line per table and company that lost rows), then the position archive. */
+export async function runRetention(env: Env, db: Db): Promise<void> {
   const now = Date.now();
   let started = Date.now();
-  report("outbox", null, await pruneOldest(db, { table: outbox, id: outbox.id, createdAt: outbox.created_at }, stored(now - OUTBOX_DAYS * DAY_MS), undefined, undefined), started);
+  report("outbox", null, await pruneOldest(db, { table: outbox, id: outbox.id, createdAt: outbox.created_at }, formatDateTime(now - OUTBOX_DAYS * DAY_MS), undefined, undefined), started);
 
   started = Date.now();
   const deliveries = { table: webhookDeliveries, id: webhookDeliveries.id, createdAt: webhookDeliveries.created_at };
-  report("webhook_deliveries", null, await pruneOldest(db, deliveries, stored(now - WEBHOOK_DELIVERY_DAYS * DAY_MS), undefined, undefined), started);
+  report("webhook_deliveries", null, await pruneOldest(db, deliveries, formatDateTime(now - WEBHOOK_DELIVERY_DAYS * DAY_MS), undefined, undefined), started);
 
   // The event log per company: its endpoints' cursors are per company, and (company_id, id) is indexed.
   const floors = await db
@@ -77,11 +79,12 @@ export async function runRetention(db: Db): Promise<void> {
     .from(companies)
     .leftJoin(webhooks, and(eq(webhooks.company_id, companies.id), eq(webhooks.enabled, true)))
     .groupBy(companies.id);
-  const eventsBefore = stored(now - EVENT_REPLAY_DAYS * DAY_MS);
+  const eventsBefore = formatDateTime(now - EVENT_REPLAY_DAYS * DAY_MS);
   for (const company of floors) {
     started = Date.now();
     const behindEveryCursor = company.cursor === null ? undefined : lte(events.id, company.cursor);
     const result = await pruneOldest(db, { table: events, id: events.id, createdAt: events.created_at }, eventsBefore, eq(events.company_id, company.id), behindEveryCursor);
     report("events", company.slug, result, started);
   }
+  await archiveOldPositions(env, db);
 }
