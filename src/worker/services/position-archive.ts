@@ -77,7 +77,8 @@ async function archiveDay(env: Env, db: Db, companyId: number, driverId: number,
   });
   const back = await readArchivedDay(env, companyId, driverId, day);
   const written = new Map(back.map((r) => [r.id, r]));
-  const lost = rows.find((r) => { const w = written.get(r.id); return !w || w.timestamp !== r.timestamp || w.lng !== r.lng || w.lat !== r.lat; });
+  const same = (r: TrackingRow, w: TrackingRow | undefined) => w !== undefined && w.timestamp === r.timestamp && w.lng === r.lng && w.lat === r.lat;
+  const lost = rows.find((r) => !same(r, written.get(r.id)));
   if (back.length !== all.length || lost) throw new Error(`The archive of driver ${driverId} on ${day} does not read back what was written: positions stay in D1`);
   // Rows of the day that arrived after the read have higher ids and wait for the next run.
   const lastId = Math.max(...rows.map((r) => r.id));
