@@ -1,6 +1,6 @@
 /**
  * Shared by the service benchmarks: a local `wrangler dev` on fresh state in a
- * temporary folder (migrations applied), JSON calls, bench companies.
+ * temporary folder (migrations applied, `state` its path), JSON calls, bench companies.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -96,5 +96,5 @@ export async function startService({ port, vars = {}, config, inspectorPort } = 
     return { id: created.body.id, token: body.access_token };
   }
 
-  return { base, call, company, user, sql, stop };
+  return { base, call, company, user, sql, stop, state };
 }

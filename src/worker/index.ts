@@ -9,6 +9,7 @@ import { deliverOutboxMessage, failOutboxMessage } from "./services/outbox";
 import { companyStub } from "./services/live";
 import { runRouting } from "./services/routing";
 import { givePartUp, runRoutingPart } from "./services/routing-fanout";
+import { runRetention } from "./services/retention";
 import { runOneStepUpload } from "./services/uploads";
 import { type WebhookJob, deliverWebhook, webhooksBehind } from "./services/webhooks";
 
@@ -119,9 +120,14 @@ export default {
     }
   },
 
-  /** Every few minutes: a delivery run for every webhook endpoint behind the event log (a lost queue message loses nothing). */
+  /**
+   * Every few minutes: a delivery run for every webhook endpoint behind the event log (a lost queue message loses nothing),
+   * then a bounded retention run (services/retention.ts) after the webhooks have moved their cursors on.
+   */
   async scheduled(_controller: ScheduledController, env: Env): Promise<void> {
-    const behind = await webhooksBehind(createDb(env.DB));
+    const db = createDb(env.DB);
+    const behind = await webhooksBehind(db);
     for (let i = 0; i < behind.length; i += 100) await env.WEBHOOK_QUEUE.sendBatch(behind.slice(i, i + 100).map((job) => ({ body: job })));
+    await runRetention(env, db);
   },
 } satisfies ExportedHandler<Env>;

@@ -30,6 +30,8 @@ export const companies = sqliteTable("companies", {
   eta_update_minutes: integer("eta_update_minutes").notNull().default(15),
   /** A customer is told when this many stops lie between the driver and them (0: never). */
   notify_stops_before: integer("notify_stops_before").notNull().default(1),
+  /** Driver positions older than this many days move from D1 to R2, one file per driver and day (services/position-archive.ts). */
+  position_retention_days: integer("position_retention_days").notNull().default(30),
   created_at: text("created_at").notNull().default(now),
 });
 

@@ -39,15 +39,15 @@ const createCompany = createRoute({
   responses: { 201: jsonResponse(z.object({ id: z.number().int(), slug: z.string() }), "Company created"), ...operatorErrors },
 });
 
-const settingsOf = ({ timezone, language, eta_update_minutes, notify_stops_before }: Partial<z.infer<typeof CompanySettings>>) =>
-  Object.fromEntries(Object.entries({ timezone, language, eta_update_minutes, notify_stops_before }).filter(([, v]) => v !== undefined));
+const settingsOf = ({ timezone, language, eta_update_minutes, notify_stops_before, position_retention_days }: Partial<z.infer<typeof CompanySettings>>) =>
+  Object.fromEntries(Object.entries({ timezone, language, eta_update_minutes, notify_stops_before, position_retention_days }).filter(([, v]) => v !== undefined));
 
 const updateCompany = createRoute({
   method: "patch",
   path: "/companies/{slug}",
   tags: ["Operator"],
   summary: "Change a company's name and settings",
-  description: "Time zone, language of messages and the customer notification rules; fields left out stay as they are.",
+  description: "Time zone, language of messages, the customer notification rules and how long driver positions stay in the database; fields left out stay as they are.",
   security: [{ Operator: [] }],
   request: {
     params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" } }) }),
@@ -151,8 +151,8 @@ operatorRoutes
     const [row] = Object.keys(changes).length
       ? await db.update(companies).set(changes).where(eq(companies.id, company.id)).returning()
       : await db.select().from(companies).where(eq(companies.id, company.id));
-    const { id, slug, companyname, timezone, language, eta_update_minutes, notify_stops_before } = row;
-    return c.json({ id, slug, companyname, timezone, language, eta_update_minutes, notify_stops_before }, 200);
+    const { id, slug, companyname, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days } = row;
+    return c.json({ id, slug, companyname, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days }, 200);
   })
   .openapi(createUser, async (c) => {
     const db = c.get("db");

@@ -4,7 +4,7 @@ import { listObjects } from "../db/list";
 import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { ZodError } from "zod";
-import { dayAt, dayBounds } from "../../shared/wall-clock";
+import { addDays, dayAt, dayBounds } from "../../shared/wall-clock";
 import { driverTracking } from "../db/schema";
 import type { AppEnv, AuthUser } from "../env";
 import { forbidden, notFound, unprocessable, validationHook, zodFields, zodMessage } from "../errors";
@@ -13,6 +13,7 @@ import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "
 import { assertCompanyDrivers, loadDriver, positionList, routeOnTheWay } from "../services/drivers";
 import type { PublishedEvent } from "../services/events";
 import { publishAll } from "../services/live";
+import { positionsOfDay } from "../services/position-archive";
 import {
   type NewTracking,
   PositionRecordSchema,
@@ -118,8 +119,20 @@ const getTrace = apiRoute({
   summary: "Driven trace of a driver",
   description:
     "The positions of the driver in time order: since the `ast` of its route on the way (status 3), or, when no route is on the way, " +
-    "since midnight today on the company's wall clock (its \`timezone\`; a daylight-saving changeover day is 23 or 25 hours long). At most 20000 points (the newest). An empty `coordinates` array when there are none.",
-  request: { params: IdParam("driver_id") },
+    "since midnight today on the company's wall clock (its \`timezone\`; a daylight-saving changeover day is 23 or 25 hours long). " +
+    "With `date`: the whole of that day on the company's wall clock, also when its positions have moved to the archive (older than the company's `position_retention_days`). " +
+    "At most 20000 points (the newest). An empty `coordinates` array when there are none.",
+  request: {
+    params: IdParam("driver_id"),
+    query: z.object({
+      date: z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD")
+        .refine((d) => addDays(d, 0) === d, "a date YYYY-MM-DD that exists")
+        .optional()
+        .openapi({ example: "2026-11-23", description: "A day on the company's wall clock (YYYY-MM-DD): that day's trace instead of today's" }),
+    }),
+  },
   responses: { 200: jsonResponse(LineString, "The trace") },
 });
 
@@ -231,8 +244,13 @@ export const trackingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     const cid = c.get("company").id;
     const { driver_id } = c.req.valid("param");
     await loadDriver(db, cid, driver_id);
-    const route = await routeOnTheWay(db, cid, driver_id);
     const { timezone } = c.get("company");
+    const { date } = c.req.valid("query");
+    if (date !== undefined) {
+      const rows = await positionsOfDay(c.env, db, cid, driver_id, date, timezone);
+      return c.json({ type: "LineString" as const, coordinates: rows.map((r) => [r.lng, r.lat] as [number, number]) }, 200);
+    }
+    const route = await routeOnTheWay(db, cid, driver_id);
     const since = route?.ast ?? formatDateTime(dayBounds(dayAt(Date.now(), timezone), timezone).start);
     const rows = await positionsSince(db, cid, driver_id, since);
     return c.json({ type: "LineString" as const, coordinates: rows.map((r) => [r.lng, r.lat] as [number, number]) }, 200);

@@ -128,6 +128,7 @@ const listDeliveries = apiRoute({
   path: "/webhook/{webhook_id}/deliveries",
   tags: ["Webhooks"],
   summary: "Delivery attempts of an endpoint, newest first",
+  description: "Attempts are kept 30 days.",
   roles: DISPATCHER,
   request: { params: IdParam("webhook_id"), query: ListQuery.pick({ page: true, results_per_page: true }) },
   responses: { 200: jsonResponse(envelope(DeliverySchema, "WebhookDeliveryList"), "Attempts") },
@@ -138,7 +139,8 @@ const replayWebhook = apiRoute({
   path: "/webhook/{webhook_id}/replay",
   tags: ["Webhooks"],
   summary: "Deliver again from an event or a time",
-  description: "Exactly one of `after_event_id` (deliver the events after it) or `since` (the events logged at or after this time). Events are sent again with their original `webhook-id`, so receivers can recognise repeats.",
+  description: "Exactly one of `after_event_id` (deliver the events after it) or `since` (the events logged at or after this time). Events are sent again with their original `webhook-id`, so receivers can recognise repeats. " +
+    "The event log keeps 7 days of events (and everything after the cursor of every enabled endpoint): a replay from further back starts at the oldest event kept.",
   roles: DISPATCHER,
   request: {
     params: IdParam("webhook_id"),

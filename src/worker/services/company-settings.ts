@@ -19,5 +19,11 @@ export const CompanySettings = z.object({
   language: z.enum(LANGUAGES).openapi({ description: "Language of messages to drivers, dispatchers and customers (default de)." }),
   eta_update_minutes: z.number().int().min(1).max(24 * 60).openapi({ description: "A customer who was told an ETA hears again when it moves by more than this (default 15)." }),
   notify_stops_before: z.number().int().min(0).max(10).openapi({ description: "A customer hears that the driver is close when this many stops lie before theirs (default 1; 0: never)." }),
+  position_retention_days: z
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .openapi({ description: "Driver positions older than this many days (whole days on the company's wall clock) move from the database to the archive, one file per driver and day; `GET /drivertrace/<id>?date=` answers the same for them (default 30)." }),
 });
 

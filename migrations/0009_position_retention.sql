@@ -1,0 +1,1 @@
+ALTER TABLE `companies` ADD `position_retention_days` integer DEFAULT 30 NOT NULL;
