@@ -2,8 +2,13 @@
  * POST /calcroute/move: a delivery between two routes (or off its route) in
  * one request, both routes re-planned and replaced together or not at all.
  */
+import { env } from "cloudflare:test";
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { type TestCompany, createCompany, insertAddress, tomorrowAt } from "./helpers";
+import { createDb } from "../src/worker/db/client";
+import { companies, users } from "../src/worker/db/schema";
+import { runRouting, startRouting } from "../src/worker/services/routing";
+import { ORIGIN, type TestCompany, createCompany, insertAddress, tomorrowAt } from "./helpers";
 
 interface Route {
   id: number;
@@ -157,4 +162,25 @@ describe("moving a delivery between routes", () => {
       }
     });
   }
+
+  it("a half of a move is never written alone (the watchdog's re-run of a move whose request died)", async () => {
+    const co = await createCompany();
+    const ids = [await delivery(co, 13.4, 52.52), await delivery(co, 13.41, 52.51), await delivery(co, 13.42, 52.5)];
+    const source = await route(co, ids);
+    // The source's half of a move of ids[0], registered as the move registers it; the request died before writing.
+    const db = createDb(env.DB);
+    const [company] = await db.select().from(companies).where(eq(companies.id, co.id));
+    const [dispatcher] = await db.select({ id: users.id }).from(users).where(eq(users.email, co.dispatcher.email));
+    const options = { truck: false, roundtrip: true, traffic: false, cancelroutes: false, num_vehicles: 1, assign_drivers: false, usearea: false };
+    const apiBase = `${ORIGIN}/${co.slug}/api`;
+    const half = { routeId: source.id, status: source.status, driverId: null, ast: null, htmlcolor: null, released: [ids[0]], onRoute: ids, previousDeliveries: [], move: {} };
+    const { processId } = await startRouting(env, db, company, dispatcher.id, { deliveryids: ids.slice(1), startaddress_id: company.location_id! }, options, "async", apiBase, half);
+
+    // The queue consumer runs it as the watchdog's re-run would.
+    const outcome = await runRouting(env, db, co.id, processId, "watchdog-rerun", apiBase, "fan-out");
+    expect(outcome).toMatchObject({ ok: false, error: expect.stringMatching(/nothing was moved/) });
+    expect((await co.api("GET", `/process/status/${processId}/final`)).body.status).toBe("failed");
+    expect((await co.api("GET", `/route/${source.id}`)).body).toMatchObject({ status: source.status, replaced_by: null });
+    await expectPlan(co, ids);
+  });
 });
