@@ -112,8 +112,9 @@ describe("moving a delivery between routes", () => {
     expect((await co.api("GET", `/delivery/${rival}`)).body).toMatchObject({ status: 1, route_id: source.id });
 
     // Not on the source, the source left empty, an unknown or finished route: refused, nothing changes.
-    expect((await move(co, early, source.id, target.id)).status).toBe(422);
-    expect((await move(co, early, target.id, source.id)).status).toBe(422);
+    // The move's own fields are named.
+    expect((await move(co, early, source.id, target.id)).body).toMatchObject({ code: 422, fields: "delivery_id" });
+    expect((await move(co, early, target.id, source.id)).body).toMatchObject({ code: 422, fields: "delivery_id" });
     expect((await move(co, other, source.id, 999999)).status).toBe(404);
     expect((await move(co, other, source.id, source.id)).status).toBe(422);
     expect((await move(co, other, source.id, "nowhere" as never)).status).toBe(422);

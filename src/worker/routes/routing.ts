@@ -149,7 +149,8 @@ const moveRoute = apiRoute({
     "written together in one transaction guarded by a compare-and-set on both routes as read: both are replaced, or nothing changes. " +
     "409: a route is not unfinished, or one of the routes (status, driver, unfinished deliveries) or the delivery changed during the computation (read them again). " +
     "422: the delivery is not an unfinished delivery of `from_route_id`, the source would be left without deliveries (cancel it instead), " +
-    "the delivery starts from another depot than the target's, or the target cannot take it (listed with the remedy, as the update answers). " +
+    "the delivery starts from another depot than the target's (`fields` names `delivery_id`, `from_route_id` or `to_route_id`), " +
+    "or the target cannot take it (the deliveries its tour leaves out, ids in `fields`, each with the remedy, as the update answers). " +
     "The interface has no such call: with it, a move is two or three updates, and a change in between left the delivery off both routes.",
   request: {
     body: jsonBody(

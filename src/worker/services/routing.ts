@@ -12,7 +12,7 @@ import { addresses, deliveries, driverAvailabilities, processes, routes, tourAre
 import { DeliveryStatus, OPEN_DELIVERY_STATUSES, RouteStatus, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
 import { type PlannedDelivery, type PlannedRoute, type RouteReplacement, type RoutingParams, type VehicleSpec, buildProblem, planRoutes, planningOrigin } from "../domain/routing-plan";
 import type { Company, Db, Env, RoutingJob } from "../env";
-import { ApiError, conflict, notFound, unprocessable } from "../errors";
+import { ApiError, type ErrorStatus, conflict, notFound, unprocessable } from "../errors";
 import { formatDateTime, nowIso } from "../lib/time";
 import { log } from "../lib/log";
 import { dayAt, dayBounds } from "../../shared/wall-clock";
@@ -685,6 +685,15 @@ async function startUpdate(
   return processId;
 }
 
+/** A refusal of one half of a move, naming the move's fields instead of the update's. */
+const inMoveFields =
+  (routeField: "from_route_id" | "to_route_id") =>
+  (err: unknown): never => {
+    if (!(err instanceof ApiError) || !err.fields) throw err;
+    const named = err.fields.split(",").map((f) => (f === "route_id" ? routeField : /deliveryids$/.test(f) ? "delivery_id" : f));
+    throw new ApiError(err.status as ErrorStatus, err.message, [...new Set(named)]);
+  };
+
 /**
  * POST /calcroute/move (beyond the interface): a delivery off route `from`
  * onto route `to`, or back to the pool (`open`). Each route is re-planned as
@@ -695,10 +704,10 @@ async function startUpdate(
 export async function moveDelivery(env: Env, db: Db, company: Company, userId: number, deliveryId: number, from: number, to: number | "open", apiBase: string) {
   if (to === from) throw unprocessable(`Delivery ${deliveryId} is on route ${from} already`, "to_route_id");
   const coordinator = companyStub(env, company.id);
-  const source = await startUpdate(env, db, company, userId, from, [], [deliveryId], apiBase, {});
+  const source = await startUpdate(env, db, company, userId, from, [], [deliveryId], apiBase, {}).catch(inMoveFields("from_route_id"));
   const processIds = [source];
   try {
-    if (to !== "open") processIds.push(await startUpdate(env, db, company, userId, to, [deliveryId], [], apiBase, { takenFrom: from }));
+    if (to !== "open") processIds.push(await startUpdate(env, db, company, userId, to, [deliveryId], [], apiBase, { takenFrom: from }).catch(inMoveFields("to_route_id")));
   } catch (err) {
     await coordinator.failProcess(source, "The move was refused; nothing was moved");
     throw err;
