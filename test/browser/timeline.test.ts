@@ -1,8 +1,9 @@
 /**
  * The console's timeline (stops at their planned times, windows, late
  * marks, the now line), moving deliveries by drag and drop and by the
- * "Assign to…" menu through the route update endpoint (refusals included,
- * seen by a second console), the tour-area layer, the tablet layout, and the
+ * "Assign to…" menu (onto a route through the route update endpoint, off
+ * or between routes through the atomic move; refusals included, seen by a
+ * second console), the tour-area layer, the tablet layout, and the
  * driver app as an installable PWA — in headless Chromium against a local
  * `wrangler dev`. Screenshots land in test-results/browser/.
  */
@@ -165,10 +166,11 @@ describe("moving deliveries", () => {
     const target = page.locator(`.tl-row[data-route-id="${routes[1].id}"]`);
     await stop(page, moved).dragTo(target.locator(".tl-label"));
     await expect.poll(() => rowWith(page, moved).getAttribute("data-route-id"), { timeout: 30_000 }).not.toBe(String(routes[0].id));
-    // A move between routes is two updates (off its route, then onto the target): the stop leaves its row after the first.
+    // One request (POST /calcroute/move) replaces both routes.
     await expect.poll(async () => (await current(routes[1])).id, { timeout: 30_000 }).not.toBe(routes[1].id);
 
     const [from, to] = [await current(routes[0]), await current(routes[1])];
+    expect(from.id).not.toBe(routes[0].id);
     expect(to.id).not.toBe(routes[1].id);
     expect(to.deliveries.map((d) => d.id).sort()).toEqual([...routes[1].deliveries.map((d) => d.id), moved].sort());
     expect(from.deliveries.map((d) => d.id)).not.toContain(moved);
@@ -228,22 +230,26 @@ describe("moving deliveries", () => {
     await page.screenshot({ path: `${SHOTS}/console-timeline-refused.png` });
   });
 
-  it("puts a stop back on its route when the target route refuses it after it left", async () => {
+  it("a move the target refuses leaves both routes as they were, and says so", async () => {
     const [from, to] = [await current(routes[0]), await current(routes[1])];
     const moved = from.deliveries[0].id;
-    // The target's refusal, faked: the real constraints that refuse are covered by the worker's tests.
-    await page.route(new RegExp(`/calcroute/update/timewindow/${to.id}$`), (r) =>
-      r.fulfill({ status: 422, contentType: "application/json", body: JSON.stringify({ code: 422, message: "1 deliveries cannot be routed in one tour", fields: "add_deliveryids" }) }),
-    );
+    // The target's refusal, faked: the real constraints that refuse, and the move's all-or-nothing, are covered by the worker's tests.
+    const moveCall = /\/calcroute\/move$/;
+    const sent: unknown[] = [];
+    await page.route(moveCall, (r) => {
+      sent.push(r.request().postDataJSON());
+      return r.fulfill({ status: 422, contentType: "application/json", body: JSON.stringify({ code: 422, message: "1 deliveries cannot be routed in one tour", fields: String(moved) }) });
+    });
     await stop(page, moved).dragTo(page.locator(`.tl-row[data-route-id="${to.id}"] .tl-label`));
     const alert = page.getByRole("alert").filter({ hasText: "refused" });
-    await expect.poll(() => alert.textContent(), { timeout: 30_000 }).toContain(`It stays on`);
-    const back = await current(from);
-    expect(back.deliveries.map((d) => d.id).sort()).toEqual(from.deliveries.map((d) => d.id).sort());
-    expect((await delivery(moved)).route_id).toBe(back.id);
+    await expect.poll(() => alert.textContent(), { timeout: 30_000 }).toContain(`Nothing was moved: it stays on`);
+    // One request, nothing else: the routes are the same ones (no update was sent).
+    expect(sent).toEqual([{ delivery_id: moved, from_route_id: from.id, to_route_id: to.id }]);
+    expect((await current(from)).id).toBe(from.id);
     expect((await current(to)).id).toBe(to.id);
-    await expect.poll(() => rowWith(page, moved).getAttribute("data-route-id")).toBe(String(back.id));
-    await page.unroute(new RegExp(`/calcroute/update/timewindow/${to.id}$`));
+    expect((await delivery(moved)).route_id).toBe(from.id);
+    expect(await rowWith(page, moved).getAttribute("data-route-id")).toBe(String(from.id));
+    await page.unroute(moveCall);
     await watcher.context().close();
   });
 });

@@ -57,7 +57,11 @@ export interface RouteReplacement {
   htmlcolor: string | null;
   /** Deliveries taken off the route by the update (they return to the pool). */
   released: number[];
+  /** The route's unfinished deliveries as the update read them: the write is a compare-and-set on them. */
+  onRoute: number[];
   previousDeliveries: number[];
+  /** The update is one half of a move, written only together with the other (`takenFrom`: the route the added delivery leaves). */
+  move?: { takenFrom?: number };
 }
 
 export interface VehicleSpec {

@@ -11,7 +11,7 @@ import { normaliseTimeOfDay } from "../lib/time";
 import { BooleanQuery, IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { AddressInput } from "../services/address-input";
 import { RouteLineString, RouteSchema, presentRoutes } from "../services/route-records";
-import { type RoutingOutcome, RoutingVariantSchema, routingVariants, runRouting, startRouting, updateRoute } from "../services/routing";
+import { type RoutingOutcome, RoutingVariantSchema, moveDelivery, routingVariants, runRouting, startRouting, updateRoute } from "../services/routing";
 import { companyStub } from "../services/live";
 import { MAX_TIME_BUDGET_SECONDS } from "../services/routing-budget";
 import { apiBase } from "./company";
@@ -129,12 +129,44 @@ const updateRouteRoute = apiRoute({
     "Recomputes order and times from the route's unfinished deliveries plus `add_deliveryids` minus `del_deliveryids` (one tour, same start). " +
     "Creates the new route (`replaces` = old id, same status, driver and `ast`); the old one becomes `route_replaced` with `replaced_by`. " +
     "Removed deliveries return to the pool (status `none`); delivered and cancelled ones are untouched. New deliveries must start from the route's depot (422). " +
-    "When the deliveries no longer fit into one tour, nothing changes (422 listing them).",
+    "When the deliveries no longer fit into one tour, nothing changes (422 listing them). " +
+    "The write is a compare-and-set on the route as read: when its status, driver or unfinished deliveries changed during the computation, or an added delivery was taken meanwhile, nothing changes (409).",
   request: {
     params: IdParam("route_id"),
     body: jsonBody(z.object({ add_deliveryids: z.array(z.number().int().positive()).max(1000).default([]), del_deliveryids: z.array(z.number().int().positive()).max(1000).default([]) })),
   },
   responses: { 200: jsonResponse(RouteWithLine, "The new route") },
+});
+
+const moveRoute = apiRoute({
+  method: "post",
+  path: "/calcroute/move",
+  tags: ["Route calculation"],
+  summary: "Move a delivery between two routes, or off its route, atomically (beyond the interface)",
+  description:
+    "Takes `delivery_id` off route `from_route_id` and puts it on route `to_route_id`, or back among the open deliveries (`\"open\"`). " +
+    "Both routes are recomputed as `PATCH /calcroute/update/timewindow` does and replaced by new routes (same status, driver, `ast`), " +
+    "written together in one transaction guarded by a compare-and-set on both routes as read: both are replaced, or nothing changes. " +
+    "409: a route is not unfinished, or one of the routes (status, driver, unfinished deliveries) or the delivery changed during the computation (read them again). " +
+    "422: the delivery is not an unfinished delivery of `from_route_id`, the source would be left without deliveries (cancel it instead), " +
+    "the delivery starts from another depot than the target's (`fields` names `delivery_id`, `from_route_id` or `to_route_id`), " +
+    "or the target cannot take it (the deliveries its tour leaves out, ids in `fields`, each with the remedy, as the update answers). " +
+    "The interface has no such call: with it, a move is two or three updates, and a change in between left the delivery off both routes.",
+  request: {
+    body: jsonBody(
+      z.object({
+        delivery_id: z.number().int().positive(),
+        from_route_id: z.number().int().positive().openapi({ description: "The route the delivery is on" }),
+        to_route_id: z.union([z.number().int().positive(), z.literal("open")]).openapi({ description: "The route to put it on, or `open`: back among the open deliveries" }),
+      }),
+    ),
+  },
+  responses: {
+    200: jsonResponse(
+      z.object({ from_route: RouteWithLine.openapi({ description: "The source's new route" }), to_route: RouteWithLine.nullable().openapi({ description: "The target's new route; null for `open`" }) }),
+      "The new routes",
+    ),
+  },
 });
 
 
@@ -208,6 +240,7 @@ async function loadProcess(c: { get(k: "db"): Db; env: AppEnv["Bindings"] }, com
 const wantsRoutes = (responseData?: string) => responseData === "base" || responseData === "all";
 
 function failure(outcome: Extract<RoutingOutcome, { ok: false }>): never {
+  if (outcome.conflict) throw conflict(outcome.error, "route_id");
   const ids = outcome.unassigned?.map((u) => u.delivery_id) ?? [];
   throw unprocessable(
     outcome.unassigned ? `${outcome.error}: ${outcome.unassigned.map((u) => `${u.delivery_id} (${u.remedy})`).join("; ")}` : outcome.error,
@@ -241,6 +274,16 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     if (outcome && !outcome.ok) failure(outcome);
     const result = await processRoutes(db, company.id, processId, true);
     return c.json(result.objects[0], 200);
+  })
+  .openapi(moveRoute, async (c) => {
+    const db = c.get("db");
+    const company = c.get("company");
+    const { delivery_id, from_route_id, to_route_id } = c.req.valid("json");
+    const { processIds, outcome } = await moveDelivery(c.env, db, company, c.get("user").id, delivery_id, from_route_id, to_route_id, apiBase(c));
+    if (outcome && !outcome.ok) failure(outcome);
+    if (!outcome) throw conflict("The move was cancelled: nothing was moved", "process_id");
+    const [from, to] = await Promise.all(processIds.map(async (pid) => (await processRoutes(db, company.id, pid, true)).objects[0]));
+    return c.json({ from_route: from, to_route: to ?? null }, 200);
   })
   .openapi(variantsRoute, async (c) => {
     const result = await routingVariants(c.env, c.get("db"), c.get("company"), c.req.valid("json").deliveryids);

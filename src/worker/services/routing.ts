@@ -5,14 +5,14 @@
  */
 import { z } from "@hono/zod-openapi";
 import booleanPointInPolygon from "@turf/boolean-point-in-polygon";
-import { and, asc, eq, gt, inArray, lte, or, sql } from "drizzle-orm";
+import { type SQL, and, asc, eq, gt, inArray, lte, or, sql } from "drizzle-orm";
 import { type Solution, type SolveOptions, type VehicleClassId, mergeParts, solve, toursOf } from "../../solver";
 import { type ProcessState, processRecord } from "../../durable/processes";
 import { addresses, deliveries, driverAvailabilities, processes, routes, tourAreas, users, vehicles } from "../db/schema";
 import { DeliveryStatus, OPEN_DELIVERY_STATUSES, RouteStatus, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
-import { type PlannedDelivery, type RouteReplacement, type RoutingParams, type VehicleSpec, buildProblem, planRoutes, planningOrigin } from "../domain/routing-plan";
+import { type PlannedDelivery, type PlannedRoute, type RouteReplacement, type RoutingParams, type VehicleSpec, buildProblem, planRoutes, planningOrigin } from "../domain/routing-plan";
 import type { Company, Db, Env, RoutingJob } from "../env";
-import { ApiError, conflict, notFound, unprocessable } from "../errors";
+import { ApiError, type ErrorStatus, conflict, notFound, unprocessable } from "../errors";
 import { formatDateTime, nowIso } from "../lib/time";
 import { log } from "../lib/log";
 import { dayAt, dayBounds } from "../../shared/wall-clock";
@@ -156,7 +156,9 @@ export async function prepareRouting(
     const found = new Map(rows.map((r) => [r.id, r]));
     const missing = deliveryIds.filter((id) => !found.has(id));
     if (missing.length) throw unprocessable(`Unknown deliveries: ${missing.join(", ")}`, "deliveryids");
-    const onReplacedRoute = (r: (typeof rows)[number]) => replaces !== undefined && r.route_id === replaces.routeId && r.status === DeliveryStatus.routed;
+    // A move takes the delivery off its route in the same batch (`moveDelivery`).
+    const onReplacedRoute = (r: (typeof rows)[number]) =>
+      replaces !== undefined && (r.route_id === replaces.routeId || r.route_id === replaces.move?.takenFrom) && r.status === DeliveryStatus.routed;
     const busy = rows.filter(
       // Undelivered deliveries are open even while their old route is still on the way.
       (r) =>
@@ -271,7 +273,28 @@ async function loadPlannedDeliveries(db: Db, companyId: number, params: RoutingP
   return planned;
 }
 
-export type RoutingOutcome = { ok: true; routeIds: number[] } | { ok: false; error: string; unassigned?: { delivery_id: number; reason: string; remedy: string }[] };
+export type RoutingOutcome =
+  | { ok: true; routeIds: number[] }
+  /** `conflict`: a route the plan replaces changed between reading and writing; nothing was written. */
+  | { ok: false; error: string; unassigned?: { delivery_id: number; reason: string; remedy: string }[]; conflict?: true };
+
+/** A run's plan, solved and ready to write (`planRun`, then `writeRuns`). */
+interface PlannedRun {
+  processId: string;
+  attempt: string;
+  params: RoutingParams;
+  plan: PlannedRoute[];
+  relaxed: Solution["relaxed"];
+  link: string;
+}
+
+/** Marks a process failed with the reason, unless its run `attempt` lost the claim. */
+async function failRun(env: Env, companyId: number, processId: string, attempt: string, error: string, extra: Record<string, unknown> = {}) {
+  const coordinator = companyStub(env, companyId);
+  if (!(await coordinator.holdsClaim(processId, attempt))) return;
+  await coordinator.updateProcess(processId, "routing", { status: "failed", meta: { error, ...extra } });
+  await coordinator.updateProcess(processId, "final", { status: "failed", meta: { progress: 1, error } });
+}
 
 /**
  * How a call of `runRouting` treats the plan: `single` solves it in this
@@ -298,6 +321,31 @@ export async function runRouting(
   apiBase: string,
   mode: RoutingMode = "single",
 ): Promise<RoutingOutcome | null> {
+  const planned = await planRun(env, db, companyId, processId, attempt, apiBase, mode);
+  if (!planned || !("plan" in planned)) return planned;
+  if (planned.params.replaces?.move) {
+    // A half of a move run alone (the watchdog re-queued it after its request died) would move nothing or lose the delivery.
+    const error = "The move's request ended before it was written; nothing was moved";
+    await failRun(env, companyId, processId, attempt, error);
+    return { ok: false, error };
+  }
+  return writeRuns(env, db, companyId, [planned]);
+}
+
+/**
+ * The solving half of `runRouting`: claims the process and solves its plan.
+ * Answers the plan to write, or the outcome when there is nothing to write
+ * (null as for `runRouting`).
+ */
+async function planRun(
+  env: Env,
+  db: Db,
+  companyId: number,
+  processId: string,
+  attempt: string,
+  apiBase: string,
+  mode: RoutingMode,
+): Promise<PlannedRun | RoutingOutcome | null> {
   const coordinator = companyStub(env, companyId);
   const [process] = await db.select().from(processes).where(and(eq(processes.company_id, companyId), eq(processes.id, processId)));
   if (!process) return null;
@@ -313,11 +361,7 @@ export async function runRouting(
     return { ok: true, routeIds: existing.map((r) => r.id) };
   }
 
-  const fail = async (error: string, extra: Record<string, unknown> = {}) => {
-    if (!(await coordinator.holdsClaim(processId, attempt))) return;
-    await coordinator.updateProcess(processId, "routing", { status: "failed", meta: { error, ...extra } });
-    await coordinator.updateProcess(processId, "final", { status: "failed", meta: { progress: 1, error } });
-  };
+  const fail = (error: string, extra: Record<string, unknown> = {}) => failRun(env, companyId, processId, attempt, error, extra);
 
   try {
     if (mode !== "merge") await coordinator.updateProcess(processId, "routing", { status: "running", meta: { progress: 0, ...expectedWait(params.timeBudgetMs, started) } });
@@ -379,91 +423,161 @@ export async function runRouting(
     const plan = planRoutes(params, planned, solution, origin);
     // With a road engine, the line strings follow the roads instead of joining the stops.
     if (engine) for (const r of plan) r.routestring.coordinates = (await engine.geometry(r.routestring.coordinates)) ?? r.routestring.coordinates;
-    // The run's routes are inserted in plan order: the i-th of the process is tour i.
-    const routeId = (i: number) => sql`(select ${routes.id} from ${routes} where ${routes.company_id} = ${companyId} and ${routes.process_id} = ${processId} order by ${routes.id} limit 1 offset ${i})`;
-    const replaced = params.replaces;
-    // Deliveries may be taken from the pool, or (on update) from the route being replaced.
-    const takeable = replaced
-      ? or(inArray(deliveries.status, [...OPEN_DELIVERY_STATUSES]), and(eq(deliveries.status, DeliveryStatus.routed), eq(deliveries.route_id, replaced.routeId)))
-      : inArray(deliveries.status, [...OPEN_DELIVERY_STATUSES]);
-    const statements = plan.flatMap((r, i) => [
-      db.insert(routes).values({
-        company_id: companyId,
-        process_id: processId,
-        custom_id: "given" in r.name ? r.name.given : nextTourName(companyId, r.name.prefix, companyDay(Date.parse(r.tst_from), params.timeZone ?? "UTC")),
-        driver_id: r.driver_id,
-        status: r.status,
-        ...(replaced
-          ? {
-              status: replaced.status,
-              driver_id: replaced.driverId,
-              ast: replaced.ast,
-              htmlcolor: replaced.htmlcolor ?? r.htmlcolor,
-              replaces: replaced.routeId,
-              previous_deliveries: [...replaced.previousDeliveries, ...replaced.released],
-            }
-          : {}),
-        distance: r.distance,
-        gross_duration: r.gross_duration,
-        net_duration: r.net_duration,
-        tst_from: r.tst_from,
-        tst_to: r.tst_to,
-        htmlcolor: replaced?.htmlcolor ?? r.htmlcolor,
-        areatext: r.areatext,
-        routestring: r.routestring,
-        routebase_address_id: params.depot.addressId,
-      }),
-      // One statement per tour: the stops' schedule travels as one JSON parameter.
-      sql`
-        update ${deliveries} set
-          route_id = ${routeId(i)}, status = ${DeliveryStatus.routed},
-          orderindex = s.orderindex, tdt_from = s.tdt_from, tdt_to = s.tdt_to, eta_from = s.eta_from, eta_to = s.eta_to,
-          tfp = s.tfp, waiting_time = s.waiting_time
-        from (
-          select json_extract(value, '$.delivery_id') as delivery_id, json_extract(value, '$.orderindex') as orderindex,
-            json_extract(value, '$.tdt_from') as tdt_from, json_extract(value, '$.tdt_to') as tdt_to,
-            json_extract(value, '$.eta_from') as eta_from, json_extract(value, '$.eta_to') as eta_to,
-            json_extract(value, '$.tfp') as tfp, json_extract(value, '$.waiting_time') as waiting_time
-          from json_each(${JSON.stringify(r.stops)})
-        ) as s
-        where ${deliveries.id} = s.delivery_id and ${deliveries.company_id} = ${companyId} and ${takeable}`,
-      ...(replaced
-        ? [
-            db
-              .update(deliveries)
-              .set({ status: DeliveryStatus.none, route_id: null, orderindex: null, tdt_from: null, tdt_to: null, eta_from: null, eta_to: null })
-              .where(and(eq(deliveries.company_id, companyId), eq(deliveries.route_id, replaced.routeId), eq(deliveries.status, DeliveryStatus.routed))),
-            db
-              .update(routes)
-              .set({ status: RouteStatus.route_replaced, replaced_by: routeId(i) })
-              .where(and(eq(routes.company_id, companyId), eq(routes.id, replaced.routeId))),
-          ]
-        : []),
-    ]);
-    // The routes' events go in the same batch, after the writes: a new route's id (0 here) is read by a subquery (`fill`).
-    const routeEvents: PendingEvent[] = [
-      ...plan.map((r, i) => {
-        const driverId = replaced ? replaced.driverId : r.driver_id;
-        return { event: { type: "route", id: 0, status: replaced ? replaced.status : r.status, driver_id: driverId } as const, driverId, fill: { id: routeId(i) } };
-      }),
-      ...(replaced ? [{ event: { type: "route", id: replaced.routeId, status: RouteStatus.route_replaced, driver_id: replaced.driverId } as const, driverId: replaced.driverId }] : []),
-    ];
-    // From here the process can no longer be cancelled: the routes are written.
-    if (!(await coordinator.beginWrite(processId, attempt))) return null;
-    const answers = await env.DB.batch([...statements, ...routeEvents.map((e) => eventInsert(db, companyId, e))].map((q) => d1Statement(env.DB, q)));
-    await publishAll(env, companyId, loggedEvents(answers.slice(statements.length).map(eventInsertAnswer)));
-    const written = await db
-      .select({ id: routes.id })
-      .from(routes)
-      .where(and(eq(routes.company_id, companyId), eq(routes.process_id, processId)))
-      .orderBy(asc(routes.id));
-    await coordinator.updateProcess(processId, "routing", { status: "finished", meta: { progress: 1, tours: written.length, relaxed: solution.relaxed } });
-    await coordinator.updateProcess(processId, "final", { status: "finished", link, meta: { progress: 1 } });
-    return { ok: true, routeIds: written.map((r) => r.id) };
+    return { processId, attempt, params, plan, relaxed: solution.relaxed, link };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     log("error", "routing failed", { process_id: processId, error: err });
     await fail(`Routing failed: ${message}`);
+    return { ok: false, error: message };
+  }
+}
+
+/**
+ * The writes of a planned run, for one D1 batch: its routes and their
+ * deliveries, and (for an update) the replaced route retired and the
+ * deliveries it releases back in the pool; the routes' events, to stand after
+ * every write of the batch. An update first guards its compare-and-set
+ * (`replacedAsRead`).
+ */
+function runStatements(db: Db, companyId: number, { processId, params, plan }: PlannedRun) {
+  // The run's routes are inserted in plan order: the i-th of the process is tour i.
+  const routeId = (i: number) => sql`(select ${routes.id} from ${routes} where ${routes.company_id} = ${companyId} and ${routes.process_id} = ${processId} order by ${routes.id} limit 1 offset ${i})`;
+  const replaced = params.replaces;
+  // Deliveries may be taken from the pool, or (on update) from the route being replaced.
+  const takeable = replaced
+    ? or(inArray(deliveries.status, [...OPEN_DELIVERY_STATUSES]), and(eq(deliveries.status, DeliveryStatus.routed), eq(deliveries.route_id, replaced.routeId)))
+    : inArray(deliveries.status, [...OPEN_DELIVERY_STATUSES]);
+  const statements = plan.flatMap((r, i) => [
+    db.insert(routes).values({
+      company_id: companyId,
+      process_id: processId,
+      custom_id: "given" in r.name ? r.name.given : nextTourName(companyId, r.name.prefix, companyDay(Date.parse(r.tst_from), params.timeZone ?? "UTC")),
+      driver_id: r.driver_id,
+      status: r.status,
+      ...(replaced
+        ? {
+            status: replaced.status,
+            driver_id: replaced.driverId,
+            ast: replaced.ast,
+            htmlcolor: replaced.htmlcolor ?? r.htmlcolor,
+            replaces: replaced.routeId,
+            previous_deliveries: [...replaced.previousDeliveries, ...replaced.released],
+          }
+        : {}),
+      distance: r.distance,
+      gross_duration: r.gross_duration,
+      net_duration: r.net_duration,
+      tst_from: r.tst_from,
+      tst_to: r.tst_to,
+      htmlcolor: replaced?.htmlcolor ?? r.htmlcolor,
+      areatext: r.areatext,
+      routestring: r.routestring,
+      routebase_address_id: params.depot.addressId,
+    }),
+    // One statement per tour: the stops' schedule travels as one JSON parameter.
+    sql`
+      update ${deliveries} set
+        route_id = ${routeId(i)}, status = ${DeliveryStatus.routed},
+        orderindex = s.orderindex, tdt_from = s.tdt_from, tdt_to = s.tdt_to, eta_from = s.eta_from, eta_to = s.eta_to,
+        tfp = s.tfp, waiting_time = s.waiting_time
+      from (
+        select json_extract(value, '$.delivery_id') as delivery_id, json_extract(value, '$.orderindex') as orderindex,
+          json_extract(value, '$.tdt_from') as tdt_from, json_extract(value, '$.tdt_to') as tdt_to,
+          json_extract(value, '$.eta_from') as eta_from, json_extract(value, '$.eta_to') as eta_to,
+          json_extract(value, '$.tfp') as tfp, json_extract(value, '$.waiting_time') as waiting_time
+        from json_each(${JSON.stringify(r.stops)})
+      ) as s
+      where ${deliveries.id} = s.delivery_id and ${deliveries.company_id} = ${companyId} and ${takeable}`,
+    ...(replaced
+      ? [
+          db
+            .update(deliveries)
+            .set({ status: DeliveryStatus.none, route_id: null, orderindex: null, tdt_from: null, tdt_to: null, eta_from: null, eta_to: null })
+            .where(and(eq(deliveries.company_id, companyId), eq(deliveries.route_id, replaced.routeId), eq(deliveries.status, DeliveryStatus.routed))),
+          db
+            .update(routes)
+            .set({ status: RouteStatus.route_replaced, replaced_by: routeId(i) })
+            .where(and(eq(routes.company_id, companyId), eq(routes.id, replaced.routeId))),
+        ]
+      : []),
+  ]);
+  // The routes' events go in the same batch, after the writes: a new route's id (0 here) is read by a subquery (`fill`).
+  const routeEvents: PendingEvent[] = [
+    ...plan.map((r, i) => {
+      const driverId = replaced ? replaced.driverId : r.driver_id;
+      return { event: { type: "route", id: 0, status: replaced ? replaced.status : r.status, driver_id: driverId } as const, driverId, fill: { id: routeId(i) } };
+    }),
+    ...(replaced ? [{ event: { type: "route", id: replaced.routeId, status: RouteStatus.route_replaced, driver_id: replaced.driverId } as const, driverId: replaced.driverId }] : []),
+  ];
+  const guard = replaced ? [replacedAsRead(companyId, replaced, plan.flatMap((r) => r.stops.map((s) => s.delivery_id)), takeable!)] : [];
+  return { statements: [...guard, ...statements], routeEvents };
+}
+
+/**
+ * Fails the batch (NOT NULL violation, see `isStaleReplacement`) unless the
+ * replaced route is still as the update read it (status, driver, the same
+ * unfinished deliveries) and every delivery of the plan can still be taken:
+ * a change in between makes the update write nothing.
+ */
+function replacedAsRead(companyId: number, replaced: RouteReplacement, planned: number[], takeable: SQL) {
+  const routed = and(eq(deliveries.company_id, companyId), eq(deliveries.route_id, replaced.routeId), eq(deliveries.status, DeliveryStatus.routed));
+  return sql`insert into ${routes} (company_id) select null where not (
+    exists (select 1 from ${routes} where ${routes.company_id} = ${companyId} and ${routes.id} = ${replaced.routeId}
+      and ${routes.status} = ${replaced.status} and ${routes.driver_id} is ${replaced.driverId})
+    and (select count(*) from ${deliveries} where ${routed}) = ${replaced.onRoute.length}
+    and not exists (select 1 from ${deliveries} where ${routed} and not ${inList(deliveries.id, replaced.onRoute)})
+    and (select count(*) from ${deliveries} where ${deliveries.company_id} = ${companyId} and ${inList(deliveries.id, planned)} and ${takeable}) = ${planned.length})`;
+}
+
+const isStaleReplacement = (err: unknown) => {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) if (/NOT NULL constraint failed: routes\.company_id/.test(e.message)) return true;
+  return false;
+};
+
+/**
+ * The writing half of `runRouting`: writes planned runs in ONE D1 batch (all
+ * or nothing; a move writes its two routes' updates so) and finishes their
+ * processes. Null when one of them lost its claim or was cancelled first.
+ */
+async function writeRuns(env: Env, db: Db, companyId: number, runs: PlannedRun[]): Promise<RoutingOutcome | null> {
+  const coordinator = companyStub(env, companyId);
+  const failAll = (error: string) => Promise.all(runs.map((r) => failRun(env, companyId, r.processId, r.attempt, error)));
+  try {
+    const writes = runs.map((run) => runStatements(db, companyId, run));
+    // From here the processes can no longer be cancelled: the routes are written.
+    const began = await Promise.all(runs.map((r) => coordinator.beginWrite(r.processId, r.attempt)));
+    if (began.some((b) => !b)) {
+      if (runs.length > 1) await failAll("Another part of the change was cancelled; nothing was written");
+      return null;
+    }
+    const statements = writes.flatMap((w) => w.statements);
+    const events = writes.flatMap((w) => w.routeEvents);
+    let answers: D1Result[];
+    try {
+      answers = await env.DB.batch([...statements, ...events.map((e) => eventInsert(db, companyId, e))].map((q) => d1Statement(env.DB, q)));
+    } catch (err) {
+      if (!isStaleReplacement(err)) throw err;
+      const error = "The route changed meanwhile (another change of it or of its deliveries came first); nothing was written, read it again";
+      await failAll(error);
+      return { ok: false, error, conflict: true };
+    }
+    await publishAll(env, companyId, loggedEvents(answers.slice(statements.length).map(eventInsertAnswer)));
+    const routeIds: number[] = [];
+    for (const run of runs) {
+      const written = await db
+        .select({ id: routes.id })
+        .from(routes)
+        .where(and(eq(routes.company_id, companyId), eq(routes.process_id, run.processId)))
+        .orderBy(asc(routes.id));
+      await coordinator.updateProcess(run.processId, "routing", { status: "finished", meta: { progress: 1, tours: written.length, relaxed: run.relaxed } });
+      await coordinator.updateProcess(run.processId, "final", { status: "finished", link: run.link, meta: { progress: 1 } });
+      routeIds.push(...written.map((r) => r.id));
+    }
+    return { ok: true, routeIds };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    log("error", "routing failed", { process_ids: runs.map((r) => r.processId), error: err });
+    await failAll(`Routing failed: ${message}`);
     return { ok: false, error: message };
   }
 }
@@ -489,9 +603,31 @@ function nextTourName(companyId: number, prefix: string, { start: from, end: to 
  * PATCH /calcroute/update/timewindow: recomputes a route from its unfinished
  * deliveries plus `add` minus `del`. The new route replaces the old one
  * (status `route_replaced`, `replaced_by`), continuing its status, driver and
- * start; delivered and cancelled deliveries stay as they are.
+ * start; delivered and cancelled deliveries stay as they are. The write is a
+ * compare-and-set on the route as read (`replacedAsRead`): 409 when it changed.
  */
 export async function updateRoute(env: Env, db: Db, company: Company, userId: number, routeIdToUpdate: number, add: number[], del: number[], apiBase: string) {
+  const processId = await startUpdate(env, db, company, userId, routeIdToUpdate, add, del, apiBase);
+  const outcome = await runRouting(env, db, company.id, processId, `update:${processId}`, apiBase);
+  return { processId, outcome };
+}
+
+/**
+ * Checks an update of a route and registers its process (not run yet).
+ * `move`: the update is one half of a move (`moveDelivery`); `takenFrom`: the
+ * route the added deliveries leave in the same batch.
+ */
+async function startUpdate(
+  env: Env,
+  db: Db,
+  company: Company,
+  userId: number,
+  routeIdToUpdate: number,
+  add: number[],
+  del: number[],
+  apiBase: string,
+  move?: { takenFrom?: number },
+) {
   const [route] = await db.select().from(routes).where(and(eq(routes.company_id, company.id), eq(routes.id, routeIdToUpdate)));
   if (!route) throw notFound("Route");
   if (!UNFINISHED_ROUTE_STATUSES.includes(route.status)) throw conflict(`Route ${route.id} has status ${route.status} and cannot be updated`, "route_id");
@@ -541,11 +677,53 @@ export async function updateRoute(env: Env, db: Db, company: Company, userId: nu
       ast: route.ast,
       htmlcolor: route.htmlcolor,
       released: del,
+      onRoute: [...current],
       previousDeliveries: route.previous_deliveries,
+      ...(move ? { move } : {}),
     },
   );
-  const outcome = await runRouting(env, db, company.id, processId, `update:${processId}`, apiBase);
-  return { processId, outcome };
+  return processId;
+}
+
+/** A refusal of one half of a move, naming the move's fields instead of the update's. */
+const inMoveFields =
+  (routeField: "from_route_id" | "to_route_id") =>
+  (err: unknown): never => {
+    if (!(err instanceof ApiError) || !err.fields) throw err;
+    const named = err.fields.split(",").map((f) => (f === "route_id" ? routeField : /deliveryids$/.test(f) ? "delivery_id" : f));
+    throw new ApiError(err.status as ErrorStatus, err.message, [...new Set(named)]);
+  };
+
+/**
+ * POST /calcroute/move (beyond the interface): a delivery off route `from`
+ * onto route `to`, or back to the pool (`open`). Each route is re-planned as
+ * PATCH /calcroute/update/timewindow does, and both are written in ONE D1
+ * batch, each guarded by its compare-and-set: both routes replaced, or
+ * nothing changed. Answers the new routes' ids (source first).
+ */
+export async function moveDelivery(env: Env, db: Db, company: Company, userId: number, deliveryId: number, from: number, to: number | "open", apiBase: string) {
+  if (to === from) throw unprocessable(`Delivery ${deliveryId} is on route ${from} already`, "to_route_id");
+  const coordinator = companyStub(env, company.id);
+  const source = await startUpdate(env, db, company, userId, from, [], [deliveryId], apiBase, {}).catch(inMoveFields("from_route_id"));
+  const processIds = [source];
+  try {
+    if (to !== "open") processIds.push(await startUpdate(env, db, company, userId, to, [deliveryId], [], apiBase, { takenFrom: from }).catch(inMoveFields("to_route_id")));
+  } catch (err) {
+    await coordinator.failProcess(source, "The move was refused; nothing was moved");
+    throw err;
+  }
+  const planned: PlannedRun[] = [];
+  for (const pid of processIds) {
+    const run = await planRun(env, db, company.id, pid, `move:${pid}`, apiBase, "single");
+    if (run && "plan" in run) {
+      planned.push(run);
+      continue;
+    }
+    // One half cannot be planned: the other is not written either.
+    for (const other of processIds) if (other !== pid) await coordinator.failProcess(other, "The other route of the move refused; nothing was moved");
+    return { processIds, outcome: run };
+  }
+  return { processIds, outcome: await writeRuns(env, db, company.id, planned) };
 }
 
 /** One plan of POST /routingvariants, as answered (the schema is also the type). */
