@@ -13,6 +13,7 @@ import type { AppEnv } from "./env";
 import { ApiError, handleError, handleNotFound, validationHook } from "./errors";
 import { renderDocs } from "./docs";
 import { authenticate } from "./middleware/auth";
+import { BOOKMARK_HEADER, d1Session } from "./middleware/d1-session";
 import { rateLimit } from "./middleware/rate-limit";
 import { requestLog } from "./middleware/request-log";
 import { resolveCompany } from "./middleware/tenancy";
@@ -75,12 +76,13 @@ export function createApp() {
   app.use("*", (c, next) =>
     cors({
       origin: c.env.CORS_ORIGINS ? c.env.CORS_ORIGINS.split(",").map((o) => o.trim()) : "*",
-      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id"],
-      exposeHeaders: ["X-Request-Id", "Retry-After"],
+      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", BOOKMARK_HEADER],
+      exposeHeaders: ["X-Request-Id", "Retry-After", BOOKMARK_HEADER],
       allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
       maxAge: 86400,
     })(c, next),
   );
+  app.use("*", d1Session);
   app.use(
     "*",
     bodyLimit({
@@ -122,7 +124,9 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
       description:
         "Delivery dispatch and time-window route planning. Company endpoints live under `/{slug}` (the company's slug); " +
         "lists answer `{num_results, objects, page, total_pages}` and take `q` in the Flask-Restless search format; " +
-        "errors answer `{code, message, fields}`.",
+        "errors answer `{code, message, fields}`. Reads may be served by the nearest database replica: every answer that " +
+        "touched the database carries the session's bookmark in `x-d1-bookmark`; send the newest one you received back in " +
+        "`x-d1-bookmark` and no answer is older than what you wrote or read before (a value that is not such a bookmark is a 422).",
     },
   });
   closeRequestBodies(doc);

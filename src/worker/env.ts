@@ -1,6 +1,5 @@
 import type { DrizzleD1Database } from "drizzle-orm/d1";
 import type { CompanyCoordinator } from "../durable/company";
-import type * as schema from "./db/schema";
 import type { WebhookJob } from "./services/webhooks";
 
 /** Bindings declared in wrangler.toml (secrets come from .dev.vars locally). */
@@ -100,7 +99,7 @@ export interface NotificationJob {
   companyId: number;
 }
 
-export type Db = DrizzleD1Database<typeof schema>;
+export type Db = DrizzleD1Database;
 
 export type Role = "dispatcher" | "watcher" | "driver";
 

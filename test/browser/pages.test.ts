@@ -74,12 +74,19 @@ describe("dispatcher console", () => {
       liveSocket = ws;
       ws.connectToServer();
     });
+    // Every API call after the login sends back the newest D1 bookmark (no answer older than what the page saw).
+    const bookmarks: (string | undefined)[] = [];
+    consolePage.on("request", (r) => {
+      if (r.url().includes(`/${service.slug}/api/`) && !r.url().includes("/api/ws")) bookmarks.push(r.headers()["x-d1-bookmark"]);
+    });
     await consolePage.goto(`${service.base}/${service.slug}/console`);
     await logIn(consolePage, DISPATCHER);
     await consolePage.getByLabel("Day").fill(tomorrow);
 
     const items = consolePage.locator("button.route-item");
     await expect.poll(() => items.count()).toBe(2);
+    expect(bookmarks.length).toBeGreaterThan(0);
+    for (const bookmark of bookmarks) expect(bookmark).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32,64}$/);
     // Each route drawn as an SVG line, its stops as numbered markers, the depot as one.
     await expect.poll(() => consolePage.locator("path.route-line").count()).toBe(2);
     await expect.poll(() => consolePage.locator(".stop-marker").count()).toBe(6);

@@ -35,12 +35,22 @@ const queryString = (query: Record<string, unknown> = {}) => {
   return s ? `?${s}` : "";
 };
 
+/**
+ * The newest D1 bookmark the service answered with (`x-d1-bookmark`), sent back with every call so no answer
+ * comes from a database replica older than what this page wrote or saw. Bookmarks sort as text; answers
+ * may arrive out of order, so the greatest is kept.
+ */
+let bookmark: string | null = null;
+
 async function call<T>(method: string, url: string, token: string | null, body?: unknown): Promise<T> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `JWT ${token}`;
+  if (bookmark) headers["x-d1-bookmark"] = bookmark;
   const form = body instanceof FormData;
   if (body !== undefined && !form) headers["content-type"] = "application/json";
   const res = await fetch(url, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
+  const answered = res.headers.get("x-d1-bookmark");
+  if (answered && (!bookmark || answered > bookmark)) bookmark = answered;
   const text = await res.text();
   const data = text ? JSON.parse(text) : null;
   if (res.ok) return data as T;
