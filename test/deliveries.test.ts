@@ -101,15 +101,22 @@ describe("deliveries", () => {
   it("cancels only a delivery still open: a routing run that takes it between the check and the write wins (compare-and-set)", async () => {
     const open = (await co.api("POST", "/delivery", { body: { deliverylocation_id: target } })).body;
     const route = await env.DB.prepare("insert into routes (company_id, status) values (?, 1) returning id").bind(co.id).first<{ id: number }>();
-    // A routing run writes its tours in one D1 batch; here it lands right before the PATCH's own batch.
-    const d1 = Object.getPrototypeOf(env.DB) as D1Database;
-    const batch = d1.batch;
-    const spy = vi.spyOn(d1, "batch").mockImplementationOnce(async function (this: D1Database, statements) {
-      await env.DB.prepare("update deliveries set route_id = ?, status = 1 where id = ?").bind(route!.id, open.id).run();
-      return batch.call(this, statements);
+    // A routing run writes its tours in one D1 batch; here it lands right before the PATCH's own batch
+    // (the request's queries run in its D1 session, so the session's batch is the one to intercept).
+    const withSession = env.DB.withSession.bind(env.DB);
+    let intercepted = 0;
+    const spy = vi.spyOn(env.DB, "withSession").mockImplementation((constraint) => {
+      const session = withSession(constraint);
+      const batch = session.batch.bind(session);
+      session.batch = async (statements) => {
+        if (intercepted++ === 0) await env.DB.prepare("update deliveries set route_id = ?, status = 1 where id = ?").bind(route!.id, open.id).run();
+        return batch(statements);
+      };
+      return session;
     });
     const res = await co.api("PATCH", "/delivery", { body: { id: open.id, status: 4 } });
     spy.mockRestore();
+    expect(intercepted).toBe(1);
     expect(res.status).toBe(409);
     expect(res.body.fields).toBe("status");
     expect((await co.api("GET", `/delivery/${open.id}`)).body).toMatchObject({ status: 1, route_id: route!.id });
