@@ -1,10 +1,10 @@
 import { createScheduledController, env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/worker/index";
-import { BATCH, EVENT_REPLAY_DAYS, MAX_BATCHES, OUTBOX_DAYS, WEBHOOK_DELIVERY_DAYS } from "../src/worker/services/retention";
+import { BATCH, EVENT_REPLAY_DAYS, MAX_BATCHES, OUTBOX_DAYS, ROUTE_DAYS, WEBHOOK_DELIVERY_DAYS } from "../src/worker/services/retention";
 import { addDays, dayAt, dayBounds } from "../src/shared/wall-clock";
 import { MAX_DRIVER_DAYS } from "../src/worker/services/position-archive";
-import { OPERATOR, type TestCompany, call, createCompany, insertAddress } from "./helpers";
+import { OPERATOR, type TestCompany, call, createCompany, insertAddress, routeAndStart } from "./helpers";
 
 const DAY = 86_400_000;
 /** The webhook queue of the cron run, kept out of the way: these tests are about retention. */
@@ -32,9 +32,15 @@ async function cronAfterDays(days: number, msg = "retention", bindings: Partial<
 const count = async (table: string, companyId: number) => (await env.DB.prepare(`SELECT count(*) AS n FROM ${table} WHERE company_id = ?`).bind(companyId).first<{ n: number }>())!.n;
 const eventIds = async (companyId: number) => (await env.DB.prepare("SELECT id FROM events WHERE company_id = ? ORDER BY id").bind(companyId).all<{ id: number }>()).results.map((r) => r.id);
 
-async function newDeliveries(co: TestCompany, n: number) {
+async function newDeliveries(co: TestCompany, n: number): Promise<number[]> {
   const address = await insertAddress(co.id, { lng: 13.41, lat: 52.5 });
-  for (let i = 0; i < n; i++) expect((await co.api("POST", "/delivery", { body: { deliverylocation_id: address } })).status).toBe(201);
+  const ids: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const created = await co.api("POST", "/delivery", { body: { deliverylocation_id: address } });
+    expect(created.status).toBe(201);
+    ids.push(created.body.id);
+  }
+  return ids;
 }
 
 async function webhookWithDeliveries(co: TestCompany, n: number): Promise<number> {
@@ -112,6 +118,43 @@ describe("retention by the cron trigger", () => {
 
     // Nothing left to do: a run changes nothing and says nothing.
     expect((await cronAfterDays(WEBHOOK_DELIVERY_DAYS + 1)).filter((l) => l.table === "webhook_deliveries")).toEqual([]);
+  });
+});
+
+describe(`cancelled and replaced routes go ${ROUTE_DAYS} days after their creation`, () => {
+  it("unless a delivery still names them; the replacing route forgets the replaced one", async () => {
+    const co = await createCompany();
+    const [a1, a2, c1, e1, e2] = await newDeliveries(co, 5);
+    const plan = async (ids: number[]) => {
+      const routed = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=1", { body: { deliveryids: ids } });
+      expect(routed.status).toBe(200);
+      return routed.body.objects[0].id as number;
+    };
+    const replaced = await plan([a1, a2]);
+    const updated = await co.api("PATCH", `/calcroute/update/timewindow/${replaced}`, { body: { del_deliveryids: [a2] } });
+    expect(updated.status).toBe(200);
+    const successor = (await co.api("GET", `/route/${replaced}`)).body.replaced_by as number;
+    expect((await co.api("GET", `/route/${successor}`)).body.replaces).toBe(replaced);
+    const cancelled = await plan([c1]);
+    expect((await co.api("POST", `/cancelroute/${cancelled}`)).status).toBe(200);
+    // Cancelled on the way after one delivery was made: that delivery keeps its route.
+    const { driver, routeId: reported } = await routeAndStart(co, [e1, e2]);
+    expect((await co.api("POST", `/deliverydone/${e1}`, { token: driver.token, body: { status: "delivered" } })).status).toBe(200);
+    expect((await co.api("POST", `/cancelroute/${reported}`)).status).toBe(200);
+    const exists = async (id: number) => (await co.api("GET", `/route/${id}`)).status;
+
+    await cronAfterDays(ROUTE_DAYS - 1);
+    expect(await Promise.all([replaced, cancelled, reported, successor].map(exists))).toEqual([200, 200, 200, 200]);
+
+    const lines = await cronAfterDays(ROUTE_DAYS + 1);
+    expect(await Promise.all([replaced, cancelled, reported, successor].map(exists))).toEqual([404, 404, 200, 200]);
+    expect(lines).toContainEqual(expect.objectContaining({ table: "routes", company_slug: co.slug, deleted: 2, done: true }));
+    const kept = (await co.api("GET", `/route/${successor}`)).body;
+    expect(kept.replaces).toBeNull();
+    expect((await co.api("GET", `/delivery/${e1}`)).body.route_id).toBe(reported);
+    expect((await co.api("GET", `/delivery/${c1}`)).status).toBe(200);
+    // Idempotent: the next run finds nothing.
+    expect((await cronAfterDays(ROUTE_DAYS + 1)).filter((l) => l.table === "routes" && l.company_slug === co.slug)).toEqual([]);
   });
 });
 

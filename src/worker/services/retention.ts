@@ -9,6 +9,10 @@
  *   than EVENT_REPLAY_DAYS (what a replay or a resuming client may still ask
  *   for). A disabled endpoint holds nothing back: enabled again, it goes on
  *   with what is left;
+ * - cancelled and replaced routes ROUTE_DAYS after their creation, unless a
+ *   delivery still names them (a reported delivery keeps its route: that is
+ *   its record); the route that replaced one forgets it (`replaces` null) in
+ *   the same batch, so no id points at a route that is gone;
  * - driver positions after the company's `position_retention_days`, archived
  *   to R2 first (services/position-archive.ts).
  *
@@ -18,10 +22,11 @@
  * left goes at the next run. A batch is one idempotent DELETE: a run cut off
  * anywhere loses nothing and the next one simply goes on.
  */
-import { type SQL, and, eq, inArray, lt, lte, min } from "drizzle-orm";
+import { type SQL, and, eq, inArray, lt, lte, min, notExists, sql } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db, Env } from "../env";
-import { companies, events, outbox, webhookDeliveries, webhooks } from "../db/schema";
+import { companies, deliveries, events, outbox, routes, webhookDeliveries, webhooks } from "../db/schema";
+import { RouteStatus } from "../domain/states";
 import { log } from "../lib/log";
 import { formatDateTime } from "../lib/time";
 import { archiveOldPositions } from "./position-archive";
@@ -29,6 +34,8 @@ import { archiveOldPositions } from "./position-archive";
 export const OUTBOX_DAYS = 30;
 export const WEBHOOK_DELIVERY_DAYS = 30;
 export const EVENT_REPLAY_DAYS = 7;
+/** Cancelled and replaced routes: a quarter, for "what was planned and changed" questions long after the day. */
+export const ROUTE_DAYS = 90;
 export const BATCH = 500;
 export const MAX_BATCHES = 40;
 
@@ -63,15 +70,15 @@ function report(table: string, company: string | null, result: { deleted: number
   if (result.deleted > 0 || !result.done) log("info", "retention", { table, company_slug: company, deleted: result.deleted, done: result.done, duration_ms: Date.now() - startedMs });
 }
 
-/** One retention run: each table in turn, progress on the structured log (one line per table and company that lost rows), then the position archive. */
+/** One retention run: each table in turn (events and routes per company), progress on the structured log (one line per table and company that lost rows), then the position archive. */
 export async function runRetention(env: Env, db: Db): Promise<void> {
   const now = Date.now();
   let started = Date.now();
   report("outbox", null, await pruneOldest(db, { table: outbox, id: outbox.id, createdAt: outbox.created_at }, formatDateTime(now - OUTBOX_DAYS * DAY_MS), undefined, undefined), started);
 
   started = Date.now();
-  const deliveries = { table: webhookDeliveries, id: webhookDeliveries.id, createdAt: webhookDeliveries.created_at };
-  report("webhook_deliveries", null, await pruneOldest(db, deliveries, formatDateTime(now - WEBHOOK_DELIVERY_DAYS * DAY_MS), undefined, undefined), started);
+  const deliveryLogs = { table: webhookDeliveries, id: webhookDeliveries.id, createdAt: webhookDeliveries.created_at };
+  report("webhook_deliveries", null, await pruneOldest(db, deliveryLogs, formatDateTime(now - WEBHOOK_DELIVERY_DAYS * DAY_MS), undefined, undefined), started);
 
   // The event log per company: its endpoints' cursors are per company, and (company_id, id) is indexed.
   const floors = await db
@@ -85,6 +92,32 @@ export async function runRetention(env: Env, db: Db): Promise<void> {
     const behindEveryCursor = company.cursor === null ? undefined : lte(events.id, company.cursor);
     const result = await pruneOldest(db, { table: events, id: events.id, createdAt: events.created_at }, eventsBefore, eq(events.company_id, company.id), behindEveryCursor);
     report("events", company.slug, result, started);
+    started = Date.now();
+    report("routes", company.slug, await pruneEndedRoutes(db, company.id, formatDateTime(now - ROUTE_DAYS * DAY_MS)), started);
   }
   await archiveOldPositions(env, db);
+}
+
+/**
+ * Cancelled and replaced routes of one company created before `before` that
+ * no delivery names (through `routes_company_status`), BATCH at a time: one
+ * D1 batch (a transaction) clears the successors' `replaces` and deletes.
+ */
+async function pruneEndedRoutes(db: Db, companyId: number, before: string): Promise<{ deleted: number; done: boolean }> {
+  const unreferenced = notExists(db.select({ one: sql`1` }).from(deliveries).where(and(eq(deliveries.company_id, companyId), eq(deliveries.route_id, routes.id))));
+  const prunable = and(eq(routes.company_id, companyId), inArray(routes.status, [RouteStatus.cancelled, RouteStatus.route_replaced]), lt(routes.creationtime, before), unreferenced);
+  let deleted = 0;
+  for (let batch = 0; batch < MAX_BATCHES; batch++) {
+    const found = await db.select({ id: routes.id, replacedBy: routes.replaced_by }).from(routes).where(prunable).orderBy(routes.id).limit(BATCH);
+    if (!found.length) return { deleted, done: true };
+    const ids = found.map((r) => r.id);
+    const successors = found.flatMap((r) => (r.replacedBy === null ? [] : [r.replacedBy]));
+    const [, gone] = await db.batch([
+      db.update(routes).set({ replaces: null }).where(and(eq(routes.company_id, companyId), inArray(routes.id, successors.length ? successors : [0]), inArray(routes.replaces, ids))),
+      db.delete(routes).where(and(inArray(routes.id, ids), prunable)).returning({ id: routes.id }),
+    ]);
+    deleted += gone.length;
+    if (found.length < BATCH) return { deleted, done: true };
+  }
+  return { deleted, done: false };
 }
