@@ -6,6 +6,7 @@
  *        [--street ... --housenumber ... --postalcode ... --city ... --country DE --lat 52.5 --lng 13.4] [--timezone Europe/Berlin]
  *   npm run operator -- add-user --slug acme --usertype driver|dispatcher|watcher --email d@acme.de --password '...' [--firstname .. --lastname ..]
  *   npm run operator -- outbox --slug acme [--page 1] [--q '{"filters":[...]}']
+ *   npm run operator -- usage --slug acme   (rows per growing table, estimated D1 bytes, archived driver-days in R2)
  *   npm run operator -- import-areas --file plz.geojson [--replace]   (postal-code polygons: properties.plz|postcode|PLZ, optional note)
  *
  * Target: --url (or OPERATOR_URL, default http://127.0.0.1:8787); token: --token (or OPERATOR_TOKEN, default dev-operator-token).
@@ -73,12 +74,16 @@ switch (positionals[0]) {
     await request("GET", `/_operator/companies/${values.slug}/outbox?${params}`);
     break;
   }
+  case "usage":
+    need("slug");
+    await request("GET", `/_operator/companies/${values.slug}/usage`);
+    break;
   case "import-areas":
     need("file");
     await importAreas(values.file, values.replace === true);
     break;
   default:
-    console.error("usage: npm run operator -- create-company|add-user|outbox|import-areas [options] (see scripts/operator.mjs)");
+    console.error("usage: npm run operator -- create-company|add-user|outbox|usage|import-areas [options] (see scripts/operator.mjs)");
     process.exit(2);
 }
 

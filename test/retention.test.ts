@@ -249,3 +249,46 @@ describe("driver positions: archived to R2 after the company's position_retentio
     expect(await stored(co, driver)).toBe(0);
   });
 });
+
+describe("GET /_operator/companies/<slug>/usage", () => {
+  const usage = (slug: string, headers: Record<string, string> = OPERATOR) => call("GET", `/_operator/companies/${slug}/usage`, { headers });
+  const rowsOf = (body: { tables: { table: string; rows: number }[] }) => Object.fromEntries(body.tables.map((t) => [t.table, t.rows]));
+
+  it("counts the company's rows, estimates bytes from the measured table, counts its R2 archive, and no one else's", async () => {
+    const co = await createCompany();
+    const other = await createCompany();
+    const before = rowsOf((await usage(co.slug)).body);
+
+    await newDeliveries(co, 3); // 1 address, 3 deliveries, 3 events
+    await webhookWithDeliveries(co, 4);
+    const driver = (await co.api("POST", "/driver", { body: { email: `usage-${co.slug}@example.com` } })).body.id;
+    const positions = Array.from({ length: 5 }, (_, i) => ({ driver_id: driver, timestamp: new Date(Date.now() - i * 10_000).toISOString(), position: { type: "Point", coordinates: [13.4, 52.5] } }));
+    expect((await co.api("POST", "/drivertracking", { body: positions })).status).toBe(200);
+    await env.UPLOADS.put(`positions/${co.id}/${driver}/2020-01-01.ndjson.gz`, "abcdefg");
+    // Someone else's rows and archive: not counted.
+    await newDeliveries(other, 2);
+    await webhookWithDeliveries(other, 3);
+    await env.UPLOADS.put(`positions/${other.id}/1/2020-01-01.ndjson.gz`, "x");
+
+    const res = await usage(co.slug);
+    expect(res.status).toBe(200);
+    const after = rowsOf(res.body);
+    const grown = Object.fromEntries(Object.keys(after).map((t) => [t, after[t] - before[t]]));
+    // The driver's invitation writes the outbox rows it writes (mail and its copies): counted as the table holds them.
+    expect(grown).toEqual({ driver_tracking: 5, outbox: (await count("outbox", co.id)) - before.outbox, events: 3, webhook_deliveries: 4, deliveries: 3, addresses: 1, routes: 0 });
+    const deliveriesRow = res.body.tables.find((t: { table: string }) => t.table === "deliveries");
+    expect(deliveriesRow.estimated_bytes).toBe(deliveriesRow.rows * deliveriesRow.bytes_per_row);
+    expect(res.body.estimated_bytes).toBe(res.body.tables.reduce((sum: number, t: { estimated_bytes: number }) => sum + t.estimated_bytes, 0));
+    expect(res.body.archive).toEqual({ driver_days: 1, bytes: 7, complete: true });
+    expect(rowsOf((await usage(other.slug)).body).webhook_deliveries).toBe(3);
+  });
+
+  it("404 for an unknown company, 403 without the operator token; declared in /openapi.json", async () => {
+    const co = await createCompany();
+    expect((await usage("no-such-company")).status).toBe(404);
+    expect((await usage(co.slug, {})).status).toBe(403);
+    expect((await usage(co.slug, { Authorization: "Bearer wrong" })).status).toBe(403);
+    expect((await usage(co.slug, { Authorization: `Bearer ${co.dispatcher.token}` })).status).toBe(403);
+    expect((await call("GET", "/openapi.json")).body.paths["/_operator/companies/{slug}/usage"].get.responses[200]).toBeDefined();
+  });
+});

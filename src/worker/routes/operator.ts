@@ -13,6 +13,7 @@ import { SLUG, findCompanyBySlug } from "../middleware/tenancy";
 import { Email, Password, UserSchema, prepareUser, presentUser } from "../services/users";
 import { AddressInput, resolveAddressInput } from "../services/address-input";
 import { CompanySettings } from "../services/company-settings";
+import { UsageSchema, companyUsage } from "../services/usage";
 
 const operatorErrors = { 403: errorResponses[403], 404: errorResponses[404], 409: errorResponses[409], 422: errorResponses[422] };
 
@@ -111,6 +112,18 @@ const listOutbox = createRoute({
   responses: { 200: jsonResponse(z.union([envelope(OutboxSchema, "OutboxList"), OutboxSchema]), "Messages"), ...operatorErrors },
 });
 
+const getUsage = createRoute({
+  method: "get",
+  path: "/companies/{slug}/usage",
+  tags: ["Operator"],
+  summary: "Rows and storage of a company",
+  description:
+    "Rows of each table that grows (positions, outbox, event log, webhook delivery logs, deliveries, addresses, routes) counted now, an estimate of their bytes in D1 (rows x the bytes per row measured by `npm run bench:capacity`, indexes included) and the company's archived driver-days of positions in R2 with their size. Counting reads the company's rows through its indexes: a company with millions of positions costs as many rows read.",
+  security: [{ Operator: [] }],
+  request: { params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" } }) }) },
+  responses: { 200: jsonResponse(UsageSchema, "Usage"), ...operatorErrors },
+});
+
 async function companyOr404(db: AppEnv["Variables"]["db"], slug: string) {
   const company = await findCompanyBySlug(db, slug);
   if (!company) throw notFound("Company");
@@ -171,5 +184,10 @@ operatorRoutes
       c.req.valid("query"),
     );
     return c.json(result, 200);
+  })
+  .openapi(getUsage, async (c) => {
+    const db = c.get("db");
+    const company = await companyOr404(db, c.req.valid("param").slug);
+    return c.json(await companyUsage(c.env, db, company), 200);
   });
 operatorRoutes.route("/", operatorAreaRoutes);

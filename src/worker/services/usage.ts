@@ -1,0 +1,80 @@
+/**
+ * What one company holds: rows of each table that grows, an estimate of their
+ * bytes in D1, and its archived driver-days in R2 (operator
+ * `GET /_operator/companies/<slug>/usage`).
+ */
+import { z } from "@hono/zod-openapi";
+import { type SQL, count, eq, inArray } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Db, Env } from "../env";
+import { addresses, deliveries, driverTracking, events, outbox, routes, webhookDeliveries, webhooks } from "../db/schema";
+
+/**
+ * Bytes per row with the table's indexes, measured by `npm run bench:capacity`
+ * (README, "Capacity, measured"): the one copy of those figures in code.
+ */
+export const BYTES_PER_ROW = {
+  driver_tracking: 85,
+  outbox: 819,
+  events: 138,
+  webhook_deliveries: 73,
+  deliveries: 227,
+  addresses: 143,
+  routes: 593,
+} as const;
+type GrowingTable = keyof typeof BYTES_PER_ROW;
+
+/** At most this many R2 list pages (1,000 keys each) per request: the count stops there and says so. */
+export const ARCHIVE_LIST_PAGES = 10;
+
+export const UsageSchema = z
+  .object({
+    slug: z.string(),
+    tables: z.array(
+      z.object({
+        table: z.enum(Object.keys(BYTES_PER_ROW) as [GrowingTable, ...GrowingTable[]]),
+        rows: z.number().int(),
+        bytes_per_row: z.number().int().openapi({ description: "Measured with the table's indexes (README, capacity table)" }),
+        estimated_bytes: z.number().int(),
+      }),
+    ),
+    estimated_bytes: z.number().int().openapi({ description: "Sum over the tables: rows x measured bytes per row, an estimate (D1 does not report storage per company)" }),
+    archive: z.object({
+      driver_days: z.number().int().openapi({ description: "Archived driver-days of positions in R2 (`positions/<company_id>/`)" }),
+      bytes: z.number().int().openapi({ description: "Their size in R2 (gzip)" }),
+      complete: z.boolean().openapi({ description: `false: the count stopped after ${ARCHIVE_LIST_PAGES * 1000} objects (bounded listing), so the figures are a lower bound` }),
+    }),
+  })
+  .openapi("CompanyUsage");
+
+export async function companyUsage(env: Env, db: Db, company: { id: number; slug: string }): Promise<z.infer<typeof UsageSchema>> {
+  const ofCompany: Record<GrowingTable, [SQLiteTable, SQL]> = {
+    driver_tracking: [driverTracking, eq(driverTracking.company_id, company.id)],
+    outbox: [outbox, eq(outbox.company_id, company.id)],
+    events: [events, eq(events.company_id, company.id)],
+    // Through the endpoints: webhook_deliveries is indexed by webhook, not by company.
+    webhook_deliveries: [webhookDeliveries, inArray(webhookDeliveries.webhook_id, db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.company_id, company.id)))],
+    deliveries: [deliveries, eq(deliveries.company_id, company.id)],
+    addresses: [addresses, eq(addresses.company_id, company.id)],
+    routes: [routes, eq(routes.company_id, company.id)],
+  };
+  const names = Object.keys(ofCompany) as GrowingTable[];
+  const [first, ...rest] = names.map((name) => db.select({ n: count() }).from(ofCompany[name][0]).where(ofCompany[name][1]));
+  const counts = await db.batch([first, ...rest]);
+  const tables = names.map((table, i) => ({ table, rows: counts[i][0].n, bytes_per_row: BYTES_PER_ROW[table], estimated_bytes: counts[i][0].n * BYTES_PER_ROW[table] }));
+  return { slug: company.slug, tables, estimated_bytes: tables.reduce((sum, t) => sum + t.estimated_bytes, 0), archive: await archivedDays(env, company.id) };
+}
+
+async function archivedDays(env: Env, companyId: number) {
+  let driverDays = 0;
+  let bytes = 0;
+  let cursor: string | undefined;
+  for (let page = 0; page < ARCHIVE_LIST_PAGES; page++) {
+    const listed = await env.UPLOADS.list({ prefix: `positions/${companyId}/`, cursor });
+    driverDays += listed.objects.length;
+    for (const object of listed.objects) bytes += object.size;
+    if (!listed.truncated) return { driver_days: driverDays, bytes, complete: true };
+    cursor = listed.cursor;
+  }
+  return { driver_days: driverDays, bytes, complete: false };
+}
