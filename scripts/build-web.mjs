@@ -17,6 +17,7 @@ import { createHash } from "node:crypto";
 import { copyFileSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { staticHeaders } from "./static-headers.mjs";
 
 const OUT = "dist/web";
 const tileUrl = process.env.MAP_TILE_URL ?? "";
@@ -86,22 +87,7 @@ writeFileSync(
   `${OUT}/_redirects`,
   ["/:slug/console /app/console 200", "/:slug/driver /app/driver 200", "/:slug/driver.webmanifest /app/driver.webmanifest 200", "/:slug/driver-sw.js /app/driver-sw.js 200", ""].join("\n"),
 );
-const csp = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  `img-src 'self' data:${tileOrigin ? ` ${tileOrigin}` : ""}`,
-  "connect-src 'self'",
-  "manifest-src 'self'",
-  "worker-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
-writeFileSync(
-  `${OUT}/_headers`,
-  `/*\n  Content-Security-Policy: ${csp}\n  Strict-Transport-Security: max-age=63072000; includeSubDomains\n  X-Content-Type-Options: nosniff\n  Referrer-Policy: no-referrer\n  X-Frame-Options: DENY\n  Permissions-Policy: geolocation=(self), camera=(), microphone=()\n`,
-);
+writeFileSync(`${OUT}/_headers`, staticHeaders(tileOrigin));
 
 const files = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
 const sizes = files(OUT)

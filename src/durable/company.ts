@@ -73,6 +73,11 @@ export class CompanyCoordinator extends DurableObject<Env> {
     return this.live.broadcast(published);
   }
 
+  /** The user's tokens just ended (deactivated, removed, role changed): closes its websockets with 4403. */
+  async endSessions(userId: number): Promise<number> {
+    return this.live.endSessions(userId);
+  }
+
   /** The webhook routes call this after every change of an endpoint. */
   async webhooksChanged(): Promise<void> {
     this.live.webhooksChanged();

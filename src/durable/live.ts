@@ -5,6 +5,7 @@
  */
 import { createDb } from "../worker/db/client";
 import type { Role } from "../worker/env";
+import { tokenHolds } from "../worker/lib/tokens";
 import { type PublishedEvent, eventTypeOf, eventsAfter } from "../worker/services/events";
 import { enabledWebhooks, kickWebhooks } from "../worker/services/webhooks";
 import type { Host } from "./host";
@@ -20,7 +21,12 @@ export type LiveEvent =
 interface SocketAttachment {
   userId: number;
   role: Role;
+  /** When the socket's token was issued (ms): a resume checks it against the user's `tokens_valid_after`. Absent on sockets accepted before it was kept. */
+  issuedMs?: number;
 }
+
+/** Close code of a socket whose token no longer holds (the user was deactivated, removed or changed role): log in again. */
+export const TOKEN_REVOKED = { code: 4403, reason: "token revoked" } as const;
 
 const STAFF = "staff";
 const driverTag = (id: number) => `driver:${id}`;
@@ -38,9 +44,10 @@ export class LiveChannel {
     if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") return new Response("Expected a websocket upgrade", { status: 426 });
     const userId = Number(request.headers.get("X-User-Id"));
     const role = request.headers.get("X-User-Role") as Role;
+    const issuedMs = Number(request.headers.get("X-Token-Issued"));
     const { 0: client, 1: server } = new WebSocketPair();
     this.host.ctx.acceptWebSocket(server, [role === "driver" ? driverTag(userId) : STAFF]);
-    server.serializeAttachment({ userId, role } satisfies SocketAttachment);
+    server.serializeAttachment({ userId, role, issuedMs } satisfies SocketAttachment);
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -66,8 +73,13 @@ export class LiveChannel {
       ws.send(JSON.stringify({ type: "error", message: "resume needs after: the id of the last event received (an integer >= 0)" }));
       return;
     }
-    const { userId, role } = ws.deserializeAttachment() as SocketAttachment;
+    const { userId, role, issuedMs } = ws.deserializeAttachment() as SocketAttachment;
     const companyId = await this.host.companyId();
+    // The fallback where `endSessions` was not reached (another change path, a failed call): a socket outlives no revocation past its next resume.
+    if (companyId === undefined || !(await tokenHolds(this.host.env, { id: userId, companyId, role }, issuedMs ?? 0))) {
+      ws.close(TOKEN_REVOKED.code, TOKEN_REVOKED.reason);
+      return;
+    }
     const missed = companyId === undefined ? [] : await eventsAfter(createDb(this.host.env.DB), companyId, after, { driverId: role === "driver" ? userId : undefined, limit: RESUME_LIMIT + 1 });
     for (const e of missed.slice(0, RESUME_LIMIT)) ws.send(JSON.stringify({ ...e.payload, event_id: e.id }));
     const last = missed.slice(0, RESUME_LIMIT).at(-1)?.id ?? after;
@@ -117,6 +129,19 @@ export class LiveChannel {
   /** Forget the cached endpoint list (after every change of an endpoint). */
   webhooksChanged(): void {
     this.endpoints = undefined;
+  }
+
+  /** Closes every socket of the user with TOKEN_REVOKED (its tokens just ended); returns how many. */
+  endSessions(userId: number): number {
+    const sockets = this.host.ctx.getWebSockets().filter((ws) => (ws.deserializeAttachment() as SocketAttachment | null)?.userId === userId);
+    for (const ws of sockets) {
+      try {
+        ws.close(TOKEN_REVOKED.code, TOKEN_REVOKED.reason);
+      } catch {
+        // Already closing.
+      }
+    }
+    return sockets.length;
   }
 
   /** Connected clients by role. */

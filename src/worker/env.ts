@@ -124,5 +124,7 @@ export interface AppEnv {
     db: Db;
     company: Company;
     user: AuthUser;
+    /** When the request's token was issued (its `iat`), for the websocket's later checks. */
+    tokenIssuedMs: number;
   };
 }

@@ -62,8 +62,14 @@ async function userState(env: Env, id: number): Promise<UserState> {
 /** Drops this isolate's copy of the user's row after a change that ends tokens. */
 export const forgetUser = (id: number) => void userStates.delete(id);
 
+/** Whether a token of `user` issued at `issuedMs` still holds: the user exists in its company with that role and did not end its tokens since. */
+export async function tokenHolds(env: Env, user: AuthUser, issuedMs: number): Promise<boolean> {
+  const state = await userState(env, user.id);
+  return !!state && state.companyId === user.companyId && state.role === user.role && issuedMs >= state.validAfterMs;
+}
+
 /** Verifies signature (HS256 only), expiry, claims and the user's current state; null when anything is off. */
-export async function verifyToken(env: Env, token: string): Promise<AuthUser | null> {
+export async function verifyToken(env: Env, token: string): Promise<{ user: AuthUser; issuedMs: number } | null> {
   let hit = verified.get(token);
   if (!(hit && hit.secret === env.JWT_SECRET && hit.expiresMs > Date.now())) {
     try {
@@ -80,7 +86,5 @@ export async function verifyToken(env: Env, token: string): Promise<AuthUser | n
     }
   }
   const { user, issuedMs } = hit;
-  const state = await userState(env, user.id);
-  if (!state || state.companyId !== user.companyId || state.role !== user.role || issuedMs < state.validAfterMs) return null;
-  return user;
+  return (await tokenHolds(env, user, issuedMs)) ? { user, issuedMs } : null;
 }

@@ -14,8 +14,9 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
   if (header !== undefined) token = header.startsWith("JWT ") ? header.slice(4).trim() : undefined;
   else if (c.req.header("Upgrade")?.toLowerCase() === "websocket") token = c.req.query("access_token");
   if (!token) throw forbidden("Missing or malformed authorization: send 'Authorization: JWT <token>'");
-  const user = await verifyToken(c.env, token);
-  if (!user || user.companyId !== c.get("company").id) throw forbidden("Invalid or expired token");
-  c.set("user", user);
+  const verified = await verifyToken(c.env, token);
+  if (!verified || verified.user.companyId !== c.get("company").id) throw forbidden("Invalid or expired token");
+  c.set("user", verified.user);
+  c.set("tokenIssuedMs", verified.issuedMs);
   await next();
 });

@@ -8,7 +8,7 @@ import { SERVER_PAGE_CSP } from "../html-page";
  * type sniffing, no referrer, never framed. A response without its own CSP
  * (JSON, /docs) gets the server pages' one: no script, nothing from elsewhere,
  * `frame-ancestors 'none'`. The static pages get the same from `_headers`
- * (scripts/build-web.mjs). A websocket upgrade (101) carries no page.
+ * (scripts/static-headers.mjs). A websocket upgrade (101) carries no page.
  */
 export const SECURITY_HEADERS = {
   "strict-transport-security": "max-age=63072000; includeSubDomains",

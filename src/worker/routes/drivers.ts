@@ -26,6 +26,8 @@ import {
 import { Email, type UserRow } from "../services/users";
 import { throttledAttempt } from "../services/credential-attempts";
 import { forgetUser } from "../lib/tokens";
+import { log } from "../lib/log";
+import { companyStub } from "../services/live";
 import { publicBase } from "./company";
 
 const IncludeQuery = {
@@ -246,6 +248,12 @@ export const driverRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
         .returning();
       if (!updated) throw notFound("Driver");
       forgetUser(driver_id);
+      // Its open websockets were authenticated before: they close now (a failure here leaves their next resume to refuse them).
+      if ("tokens_valid_after" in ending) {
+        await companyStub(c.env, cid)
+          .endSessions(driver_id)
+          .catch((err: unknown) => log("error", "closing websockets of a deactivated driver failed", { company_id: cid, driver_id, error: err }));
+      }
     }
     const [driver] = await presentDrivers(db, cid, [updated]);
     return c.json(driver, 200);

@@ -15,7 +15,9 @@ liveRoutes.openAPIRegistry.registerPath({
   description:
     "Upgrade with `?access_token=<jwt>` (browsers cannot set headers). Messages are JSON with a `type`: " +
     "`process`, `route`, `delivery`, `driverposition`, `eta`; send `{\"type\":\"ping\"}` for `{\"type\":\"pong\"}`. " +
-    "Dispatchers and watchers receive every event of the company, drivers only their own.",
+    "Dispatchers and watchers receive every event of the company, drivers only their own. " +
+    "The server closes the socket with code **4403** (`token revoked`) when its token stops holding: at once when the driver is deactivated, " +
+    "and on a `resume` whose token was issued before the user was deactivated, removed or changed role; log in again for a new token.",
   responses: { 101: { description: "Switching protocols" }, 403: errorResponses[403], 422: errorResponses[422] },
 });
 
@@ -25,5 +27,6 @@ liveRoutes.get("/ws", async (c) => {
   const headers = new Headers(c.req.raw.headers);
   headers.set("X-User-Id", String(user.id));
   headers.set("X-User-Role", user.role);
+  headers.set("X-Token-Issued", String(c.get("tokenIssuedMs")));
   return companyStub(c.env, user.companyId).fetch(new Request(c.req.raw.url, { headers }));
 });

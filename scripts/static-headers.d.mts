@@ -1,0 +1,2 @@
+/** See static-headers.mjs. */
+export function staticHeaders(tileOrigin: string): string;
