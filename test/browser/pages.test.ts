@@ -234,6 +234,19 @@ describe("driver app", () => {
     await context.close();
   });
 
+  it("asks the driver to log in again as soon as a dispatcher deactivates them (the service closes the socket with 4403)", async () => {
+    const { context, page } = await driverOnPhone();
+    await expect.poll(() => page.locator(".conn").getAttribute("data-state")).toBe("online");
+    await service.call("PATCH", `/api/driver/${driverId}`, { active: false }, token);
+    const dialog = page.locator(".overlay");
+    // No request of the page's own is needed: the closed socket makes it ask.
+    await expect.poll(() => dialog.count()).toBe(1);
+    expect(await dialog.textContent()).toContain("Your session has expired");
+    await page.screenshot({ path: `${SHOTS}/driver-deactivated.png` });
+    await context.close();
+    await service.call("PATCH", `/api/driver/${driverId}`, { active: true }, token);
+  });
+
   it("ran without script errors or Content-Security-Policy violations", () => {
     expect(pageErrors).toEqual([]);
   });

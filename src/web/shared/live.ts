@@ -3,6 +3,7 @@
  * set headers on a websocket, so the token travels in the upgrade URL).
  * Reconnects with exponential backoff after a drop and asks the page to
  * re-sync (refetch) on every (re)connect, so no missed event is lost.
+ * A socket closed because its token was revoked is not reopened.
  */
 import type { LiveEvent } from "./types";
 import { slug } from "./session";
@@ -11,6 +12,8 @@ export type LiveState = "connecting" | "online" | "offline";
 
 const PING_MS = 25_000;
 const MAX_BACKOFF_MS = 15_000;
+/** Close code of a socket whose token the service revoked (README, live channel). */
+const TOKEN_REVOKED = 4403;
 
 export class LiveSocket {
   private ws: WebSocket | null = null;
@@ -48,10 +51,17 @@ export class LiveSocket {
         // Not JSON: not an event of this protocol.
       }
     };
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       window.clearInterval(this.ping);
       if (this.stopped) return;
       this.onState("offline");
+      if (ev.code === TOKEN_REVOKED) {
+        // The service ended this user's sessions (e.g. a driver deactivated): reconnecting with the same
+        // token cannot work; the page's refetch meets the 403 and the shell asks for a new login.
+        this.stopped = true;
+        this.onSync();
+        return;
+      }
       // 0.5 s, 1 s, 2 s, ... up to 15 s, with jitter so many consoles do not reconnect at once.
       const delay = Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.attempts++) * (0.75 + Math.random() * 0.5);
       this.timer = window.setTimeout(() => this.connect(), delay);
