@@ -88,7 +88,8 @@ function violations(routes: Route[], deliveries: Delivery[], activeDrivers: Set<
  * before it is afterwards on that route or its replacement, or on the
  * replacement of the route a successful move took it to, or reported by a
  * successful `deliverydone`, or off its route by a successful move to "open",
- * update removing it or cancel of its route. Anything else is a change that
+ * update removing it or cancel of its route (and then possibly on the
+ * replacement of a route whose successful update added it). Anything else is a change that
  * got lost (e.g. half of a move written, or an update written over a route
  * that changed meanwhile).
  */
@@ -116,7 +117,13 @@ function lostDeliveries(before: Delivery[], after: { routes: Route[]; deliveries
           (c.path === `/setroutestatus/${from}` && body(c).status === 5),
       );
     const reported = succeeded.some((c) => c.path === `/deliverydone/${was.id}`);
-    const allowed = [from, ...movedTo.filter((to): to is number => typeof to === "number")].flatMap(chain);
+    // Once off its route, an update of another route that adds it may take it (the calls of a round run in any order).
+    const addedTo = released
+      ? succeeded
+          .filter((c) => c.path.startsWith("/calcroute/update/timewindow/") && ((body(c).add_deliveryids as number[] | undefined) ?? []).includes(was.id))
+          .map((c) => Number(c.path.split("/").pop()))
+      : [];
+    const allowed = [from, ...movedTo.filter((to): to is number => typeof to === "number"), ...addedTo].flatMap(chain);
     const where = `delivery ${was.id} (routed on ${from}) is now status ${d?.status} on route ${d?.route_id}`;
     if (!d) found.push(`delivery ${was.id} (routed on ${from}) is gone`);
     else if (d.route_id === null ? !released : !allowed.includes(d.route_id)) found.push(`${where}; allowed: ${released ? "off route, " : ""}${allowed}`);
