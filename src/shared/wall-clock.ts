@@ -94,3 +94,6 @@ const wallClockIs = (ms: number, timeZone: string, local: number) => ms + zoneOf
 export function dayBounds(day: string, timeZone: string): { start: number; end: number } {
   return { start: instantOf(day, "00:00", timeZone), end: instantOf(addDays(day, 1), "00:00", timeZone) };
 }
+
+/** The day (in `timeZone`) that holds the instant `ms`: its bounds as `dayBounds` gives them. */
+export const dayAround = (ms: number, timeZone: string) => dayBounds(dayAt(ms, timeZone), timeZone);

@@ -4,7 +4,7 @@ import { listObjects } from "../db/list";
 import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { ZodError } from "zod";
-import { addDays, dayAt, dayBounds } from "../../shared/wall-clock";
+import { addDays, dayAround } from "../../shared/wall-clock";
 import { driverTracking } from "../db/schema";
 import type { AppEnv, AuthUser } from "../env";
 import { forbidden, notFound, unprocessable, validationHook, zodFields, zodMessage } from "../errors";
@@ -251,7 +251,7 @@ export const trackingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
       return c.json({ type: "LineString" as const, coordinates: rows.map((r) => [r.lng, r.lat] as [number, number]) }, 200);
     }
     const route = await routeOnTheWay(db, cid, driver_id);
-    const since = route?.ast ?? formatDateTime(dayBounds(dayAt(Date.now(), timezone), timezone).start);
+    const since = route?.ast ?? formatDateTime(dayAround(Date.now(), timezone).start);
     const rows = await positionsSince(db, cid, driver_id, since);
     return c.json({ type: "LineString" as const, coordinates: rows.map((r) => [r.lng, r.lat] as [number, number]) }, 200);
   });

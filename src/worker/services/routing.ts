@@ -15,7 +15,7 @@ import type { Company, Db, Env, RoutingJob } from "../env";
 import { ApiError, type ErrorStatus, conflict, notFound, unprocessable } from "../errors";
 import { formatDateTime, nowIso } from "../lib/time";
 import { log } from "../lib/log";
-import { dayAt, dayBounds } from "../../shared/wall-clock";
+import { dayAround } from "../../shared/wall-clock";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
 import { type DeliveryDataItem, importDeliveries } from "./delivery-import";
 import { roadEngine, withRoadMatrices } from "./road-engine";
@@ -451,7 +451,7 @@ function runStatements(db: Db, companyId: number, { processId, params, plan }: P
     db.insert(routes).values({
       company_id: companyId,
       process_id: processId,
-      custom_id: "given" in r.name ? r.name.given : nextTourName(companyId, r.name.prefix, companyDay(Date.parse(r.tst_from), params.timeZone ?? "UTC")),
+      custom_id: "given" in r.name ? r.name.given : nextTourName(companyId, r.name.prefix, dayAround(Date.parse(r.tst_from), params.timeZone ?? "UTC")),
       driver_id: r.driver_id,
       status: r.status,
       ...(replaced
@@ -589,13 +589,10 @@ async function writeRuns(env: Env, db: Db, companyId: number, runs: PlannedRun[]
  * transaction: tours of the same run count on, and runs writing at once
  * cannot take the same number.
  */
-/** The company's day around the instant `ms` (23, 24 or 25 hours). */
-const companyDay = (ms: number, timeZone: string) => dayBounds(dayAt(ms, timeZone), timeZone);
-
-function nextTourName(companyId: number, prefix: string, { start: from, end: to }: { start: number; end: number }) {
+function nextTourName(companyId: number, prefix: string, day: { start: number; end: number }) {
   const suffix = sql`substr(${routes.custom_id}, length(${prefix}) + 1)`;
   return sql`(select ${prefix} || (coalesce(max(cast(${suffix} as integer)), 0) + 1) from ${routes}
-    where ${routes.company_id} = ${companyId} and ${routes.tst_from} >= ${formatDateTime(from)} and ${routes.tst_from} < ${formatDateTime(to)}
+    where ${routes.company_id} = ${companyId} and ${routes.tst_from} >= ${formatDateTime(day.start)} and ${routes.tst_from} < ${formatDateTime(day.end)}
       and substr(${routes.custom_id}, 1, length(${prefix})) = ${prefix} and ${suffix} glob '[0-9]*' and ${suffix} not glob '*[^0-9]*')`;
 }
 
