@@ -47,6 +47,10 @@ export default defineConfig({
                 // Plans from 60 deliveries go to consumers in parts of about 20 (test/routing-fanout.test.ts).
                 ROUTING_FANOUT_MIN_STOPS: "60",
                 ROUTING_FANOUT_PART_STOPS: "20",
+                // Two shards (wrangler.toml); tests that reach into D1 directly use env.DB, so companies start
+                // on shard 0 unless a test places them (test/shards.test.ts); moves need no grace in one isolate.
+                SHARD_FOR_NEW_COMPANIES: "0",
+                MOVE_GRACE_SECONDS: "0",
                 TEST_MIGRATIONS: await readD1Migrations("./migrations"),
                 // Long fuzz runs: `npm run fuzz -- --runs N --seed S` (scripts/fuzz.mjs) sets these.
                 FUZZ_RUNS: process.env.FUZZ_RUNS ?? "",

@@ -30,11 +30,14 @@ export async function startService({ port, vars = {}, config, inspectorPort } = 
     configPath = join(state, "wrangler.toml");
     writeFileSync(configPath, text);
   }
-  const allVars = { JWT_SECRET: "bench-secret-0123456789abcdef0123456789", OPERATOR_TOKEN, ...vars };
+  // Bench companies stay on the first shard, where `sql` seeds its fixtures.
+  const allVars = { JWT_SECRET: "bench-secret-0123456789abcdef0123456789", OPERATOR_TOKEN, SHARD_FOR_NEW_COMPANIES: "0", ...vars };
   const varArgs = Object.entries(allVars).flatMap(([k, v]) => ["--var", `${k}:${v}`]);
   const common = ["--config", configPath, "--persist-to", state];
-  const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", ...common], { stdio: "ignore", env: { ...process.env, CI: "true" } });
-  if (migrate.status !== 0) throw new Error("migrations failed");
+  for (const shard of ["DB", "DB_SHARD_1"]) {
+    const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", shard, "--local", ...common], { stdio: "ignore", env: { ...process.env, CI: "true" } });
+    if (migrate.status !== 0) throw new Error("migrations failed");
+  }
   const inspector = inspectorPort ? ["--inspector-port", String(inspectorPort)] : [];
   const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), ...inspector, ...common, ...varArgs], { stdio: "ignore", detached: true });
   const stop = () => {

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Local service in one command: secrets from .dev.vars.example, D1 migrations
- * applied to the local database, `wrangler dev` on http://127.0.0.1:8787,
+ * applied to both local shards (DB, DB_SHARD_1), `wrangler dev` on http://127.0.0.1:8787,
  * and the demo company seeded through the operator API.
  */
 import { spawn, spawnSync } from "node:child_process";
@@ -13,8 +13,11 @@ const DEMO = { slug: "demo", email: "dispatcher@demo.example", password: "demo-d
 
 if (!existsSync(".dev.vars")) copyFileSync(".dev.vars.example", ".dev.vars");
 
-const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local"], { stdio: "inherit", env: { ...process.env, CI: "true" } });
-if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+// Every shard (wrangler.toml: DB, DB_SHARD_1) runs every migration.
+for (const shard of ["DB", "DB_SHARD_1"]) {
+  const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", shard, "--local"], { stdio: "inherit", env: { ...process.env, CI: "true" } });
+  if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+}
 
 const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", PORT], { stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => dev.kill(signal));

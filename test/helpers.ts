@@ -51,7 +51,7 @@ export async function login(slug: string, email: string, password: string): Prom
 }
 
 /** A fresh company with a depot in Berlin Mitte and a logged-in dispatcher. */
-export async function createCompany(slug = `co-${++counter}-${Math.random().toString(36).slice(2, 7)}`): Promise<TestCompany> {
+export async function createCompany(slug = `co-${++counter}-${Math.random().toString(36).slice(2, 7)}`, extra: Record<string, unknown> = {}): Promise<TestCompany> {
   const dispatcher = { email: `boss@${slug}.example`, password: "correct horse battery" };
   const res = await call("POST", "/_operator/companies", {
     headers: OPERATOR,
@@ -60,6 +60,7 @@ export async function createCompany(slug = `co-${++counter}-${Math.random().toSt
       companyname: `Company ${slug}`,
       depot: { street: "Invalidenstraße", housenumber: "117", postalcode: "10115", city: "Berlin", country: "DE", lat: 52.5317, lng: 13.3849 },
       dispatcher,
+      ...extra,
     },
   });
   if (res.status !== 201) throw new Error(`company creation failed: ${res.status} ${res.text}`);

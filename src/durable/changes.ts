@@ -25,7 +25,10 @@ export class ChangeQueue {
    * Then tells the live channel.
    */
   async apply(op: LifecycleOp): Promise<LifecycleOutcome> {
-    const run = this.tail.then(() => applyLifecycleOp(this.host.env, createDb(this.host.env.DB), op));
+    const run = this.tail.then(async () => {
+      const env = await this.host.shardEnv();
+      return applyLifecycleOp(env, createDb(env.DB), op);
+    });
     this.tail = run.catch(() => undefined);
     const outcome = await run;
     if (outcome.ok) {

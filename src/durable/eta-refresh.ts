@@ -34,7 +34,10 @@ export class EtaRefresh {
     const due = await this.host.storage.get<number>(ETA_DUE);
     const companyId = await this.host.storage.get<number>(COMPANY_ID);
     if (due === undefined || companyId === undefined) return;
-    const refreshed = await updateEtas(this.host.env, createDb(this.host.env.DB), companyId);
+    // A company moving to another shard writes nothing until it is there: the refresh waits a round.
+    if ((await this.host.placement()).readOnly) return void (await this.host.storage.put(ETA_DUE, now + ETA_REFRESH_MS));
+    const env = await this.host.shardEnv();
+    const refreshed = await updateEtas(env, createDb(env.DB), companyId);
     for (const published of refreshed.events) await this.live.broadcast(published);
     if (refreshed.routes.length) await this.host.storage.put(ETA_DUE, now + ETA_REFRESH_MS);
     else await this.host.storage.delete(ETA_DUE);

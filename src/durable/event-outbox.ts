@@ -77,8 +77,12 @@ export class EventOutbox {
 
   private async drain(): Promise<void> {
     const entries = await this.host.storage.list<OutboxEntry>({ prefix: OUTBOX_PREFIX });
+    if (!entries.size) return;
+    // A company moving to another shard logs nothing until it is there: the alarm tries again.
+    if ((await this.host.placement()).readOnly) throw new Error("The company is moving to another shard");
+    const db = createDb((await this.host.shardEnv()).DB);
     for (const [key, { id, companyId, event }] of entries) {
-      const eventId = await logEventOnce(createDb(this.host.env.DB), companyId, event, null, id);
+      const eventId = await logEventOnce(db, companyId, event, null, id);
       await this.host.storage.delete(key);
       await this.live.broadcast({ event, driverId: null, eventId });
     }

@@ -1,3 +1,4 @@
+import { type Placement, envForCompany, placementOf } from "../worker/db/shards";
 import type { Env } from "../worker/env";
 
 /**
@@ -28,6 +29,22 @@ export class Host {
       return (this.knownCompanyId = named);
     }
     return (this.knownCompanyId ??= await this.storage.get<number>(COMPANY_ID));
+  }
+
+  /**
+   * The bindings with `DB` naming the company's shard (db/shards.ts; the placement
+   * is cached for a minute, which a move between shards waits out). Every D1 query
+   * of the object goes through this, never through `env.DB` directly.
+   */
+  async shardEnv(): Promise<Env> {
+    const companyId = await this.companyId();
+    return companyId === undefined ? this.env : envForCompany(this.env, companyId);
+  }
+
+  /** Where the company lives and whether it is moving (read-only): what writes on their own (alarms) ask first. */
+  async placement(): Promise<Placement> {
+    const companyId = await this.companyId();
+    return companyId === undefined ? { shard: 0, readOnly: false } : placementOf(this.env, companyId);
   }
 
   /** Deletes keys in batches of 128, the most one call takes. */

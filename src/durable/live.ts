@@ -76,11 +76,11 @@ export class LiveChannel {
     const { userId, role, issuedMs } = ws.deserializeAttachment() as SocketAttachment;
     const companyId = await this.host.companyId();
     // The fallback where `endSessions` was not reached (another change path, a failed call): a socket outlives no revocation past its next resume.
-    if (companyId === undefined || !(await tokenHolds(this.host.env, { id: userId, companyId, role }, issuedMs ?? 0))) {
+    if (companyId === undefined || !(await tokenHolds(await this.host.shardEnv(), { id: userId, companyId, role }, issuedMs ?? 0))) {
       ws.close(TOKEN_REVOKED.code, TOKEN_REVOKED.reason);
       return;
     }
-    const missed = companyId === undefined ? [] : await eventsAfter(createDb(this.host.env.DB), companyId, after, { driverId: role === "driver" ? userId : undefined, limit: RESUME_LIMIT + 1 });
+    const missed = companyId === undefined ? [] : await eventsAfter(createDb((await this.host.shardEnv()).DB), companyId, after, { driverId: role === "driver" ? userId : undefined, limit: RESUME_LIMIT + 1 });
     for (const e of missed.slice(0, RESUME_LIMIT)) ws.send(JSON.stringify({ ...e.payload, event_id: e.id }));
     const last = missed.slice(0, RESUME_LIMIT).at(-1)?.id ?? after;
     ws.send(JSON.stringify({ type: "resumed", last_event_id: last, complete: missed.length <= RESUME_LIMIT }));
@@ -122,7 +122,7 @@ export class LiveChannel {
 
   /** The company's enabled webhook endpoints, cached until `webhooksChanged`. */
   private async webhookEndpoints(companyId: number) {
-    this.endpoints ??= await enabledWebhooks(createDb(this.host.env.DB), companyId);
+    this.endpoints ??= await enabledWebhooks(createDb((await this.host.shardEnv()).DB), companyId);
     return this.endpoints;
   }
 

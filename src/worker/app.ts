@@ -2,9 +2,9 @@
  * The HTTP edge: one middleware chain per area, then the resource routes.
  *   *                   request id + log context -> CORS -> body limit
  *   /_operator/*        operator token
- *   /<slug>/auth        company -> login
+ *   /<slug>/auth        company (its shard) -> D1 session -> login
  *   /<slug>/register    company -> registration with a code
- *   /<slug>/api/*       company -> rate limit -> JWT -> (route) role guard -> handler
+ *   /<slug>/api/*       company (its shard) -> D1 session -> rate limit -> JWT -> (route) role guard -> handler
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
@@ -61,12 +61,12 @@ const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
 export function createApp() {
   const company = newRouter();
-  company.use("/auth", resolveCompany, rateLimit);
-  company.use("/register", resolveCompany, rateLimit);
-  company.use("/register/*", resolveCompany, rateLimit);
-  company.use("/t/*", resolveCompany, rateLimit);
-  company.use("/track/*", resolveCompany, rateLimit);
-  company.use("/api/*", resolveCompany, rateLimit, authenticate);
+  company.use("/auth", resolveCompany, d1Session, rateLimit);
+  company.use("/register", resolveCompany, d1Session, rateLimit);
+  company.use("/register/*", resolveCompany, d1Session, rateLimit);
+  company.use("/t/*", resolveCompany, d1Session, rateLimit);
+  company.use("/track/*", resolveCompany, d1Session, rateLimit);
+  company.use("/api/*", resolveCompany, d1Session, rateLimit, authenticate);
   company.route("/", accountRoutes).route("/", customerTrackingRoutes).route("/api", apiRoutes);
 
   const app = newRouter();
@@ -82,7 +82,6 @@ export function createApp() {
       maxAge: 86400,
     })(c, next),
   );
-  app.use("*", d1Session);
   app.use(
     "*",
     bodyLimit({

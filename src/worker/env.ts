@@ -4,7 +4,19 @@ import type { WebhookJob } from "./services/webhooks";
 
 /** Bindings declared in wrangler.toml (secrets come from .dev.vars locally). */
 export interface Env {
+  /** The first database: shard 0, the shard directory and the id blocks (README "Past one database"). */
   DB: D1Database;
+  /** Further shards, `DB_SHARD_1`, `DB_SHARD_2`, ... without gaps (db/shards.ts). */
+  DB_SHARD_1?: D1Database;
+  /**
+   * Set by `envForShard`, never a binding: the first database, once `DB` names the
+   * company's shard (every service keeps using `env.DB` for the company's rows).
+   */
+  DIRECTORY?: D1Database;
+  /** Where new companies go: `least-loaded` (default: the shard with the fewest companies) or a shard number. */
+  SHARD_FOR_NEW_COMPANIES?: string;
+  /** Seconds a moving company stays read-only before its rows are copied, and after the switch before it writes again (default 70: the caches of the directory hold 60 s). */
+  MOVE_GRACE_SECONDS?: string;
   COMPANY: DurableObjectNamespace<CompanyCoordinator>;
   ROUTING_QUEUE: Queue<RoutingMessage>;
   NOTIFY_QUEUE: Queue<NotificationJob>;

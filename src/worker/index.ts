@@ -4,6 +4,7 @@ import { createApp } from "./app";
 import type { Db, Env, NotificationJob, RoutingMessage } from "./env";
 import { createDb } from "./db/client";
 import { companies } from "./db/schema";
+import { envForShard, placementOf, shardCount, shardsInMoves } from "./db/shards";
 import { log, withQueueMessageContext } from "./lib/log";
 import { deliverOutboxMessage, failOutboxMessage } from "./services/outbox";
 import { companyStub } from "./services/live";
@@ -29,6 +30,9 @@ interface Consumer {
   /** The job failed its last retry (dead-letter queue): recorded as failed, never dropped. */
   giveUp(env: Env, db: Db, body: unknown): Promise<void>;
 }
+
+/** Delay of a queue message whose company is moving between shards (README "Moving a company to another shard"). */
+const MOVING_RETRY_SECONDS = 120;
 
 const GAVE_UP = "The job failed on every retry and went to the dead-letter queue";
 
@@ -107,27 +111,43 @@ export default {
 
   /** Each message with its log context (company, process id), ending with one line per message as a request ends with its access line. */
   async queue(batch: MessageBatch<unknown>, env: Env): Promise<void> {
-    const db = createDb(env.DB);
     const { consumer, dead } = consumerOf(batch.queue);
     for (const message of batch.messages) {
       const job = (message.body ?? {}) as { companyId?: unknown; processId?: unknown };
       const processId = typeof job.processId === "string" ? job.processId : null;
       const started = Date.now();
+      // Every message works on its company's shard; a company moving between shards gets its messages later.
+      const placement = typeof job.companyId === "number" ? await placementOf(env, job.companyId) : { shard: 0, readOnly: false };
+      const shardEnv = envForShard(env, placement.shard);
+      const db = createDb(shardEnv.DB);
       await withQueueMessageContext(await companySlug(db, job.companyId), { queue: batch.queue, message_id: message.id, process_id: processId }, async () => {
-        const outcome = await consume(env, db, consumer, dead, message);
+        if (placement.readOnly) {
+          message.retry({ delaySeconds: MOVING_RETRY_SECONDS });
+          log("info", "queue message", { outcome: "moving", attempts: message.attempts, dead_letter: dead, shard: placement.shard });
+          return;
+        }
+        const outcome = await consume(shardEnv, db, consumer, dead, message);
         log("info", "queue message", { outcome, attempts: message.attempts, dead_letter: dead, duration_ms: Date.now() - started });
       });
     }
   },
 
   /**
-   * Every few minutes: a delivery run for every webhook endpoint behind the event log (a lost queue message loses nothing),
-   * then a bounded retention run (services/retention.ts) after the webhooks have moved their cursors on.
+   * Every few minutes, on every shard: a delivery run for every webhook endpoint behind the event log (a lost queue message
+   * loses nothing), then a bounded retention run (services/retention.ts) after the webhooks have moved their cursors on.
+   * A shard a company is moving from or to skips its retention (it would change rows being copied and verified).
    */
   async scheduled(_controller: ScheduledController, env: Env): Promise<void> {
-    const db = createDb(env.DB);
-    const behind = await webhooksBehind(db);
-    for (let i = 0; i < behind.length; i += 100) await env.WEBHOOK_QUEUE.sendBatch(behind.slice(i, i + 100).map((job) => ({ body: job })));
-    await runRetention(env, db);
+    const moving = await shardsInMoves(env);
+    for (let shard = 0; shard < shardCount(env); shard++) {
+      const shardEnv = envForShard(env, shard);
+      const db = createDb(shardEnv.DB);
+      // Rows of a company copied here by a move that has not switched yet belong to the other shard.
+      const behind: WebhookJob[] = [];
+      for (const job of await webhooksBehind(db)) if ((await placementOf(env, job.companyId)).shard === shard) behind.push(job);
+      for (let i = 0; i < behind.length; i += 100) await env.WEBHOOK_QUEUE.sendBatch(behind.slice(i, i + 100).map((job) => ({ body: job })));
+      if (moving.has(shard)) log("info", "retention", { shard, skipped: "a company is moving from or to this shard" });
+      else await runRetention(shardEnv, db);
+    }
   },
 } satisfies ExportedHandler<Env>;

@@ -58,8 +58,11 @@ export async function startService(slug: string): Promise<Service> {
   };
   try {
     const env = { ...process.env, CI: "true", NO_COLOR: "1" };
-    const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { env, encoding: "utf8", timeout: 180_000 });
-    if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.error ?? ""}${migrate.stderr}${migrate.stdout}`);
+    // Both shards (wrangler.toml); companies are spread over them (the least-loaded rule), as deployed.
+    for (const shard of ["DB", "DB_SHARD_1"]) {
+      const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", shard, "--local", "--persist-to", state], { env, encoding: "utf8", timeout: 180_000 });
+      if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.error ?? ""}${migrate.stderr}${migrate.stdout}`);
+    }
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const vars = { JWT_SECRET, OPERATOR_TOKEN, ROUTING_TIME_BUDGET_MS: "1000" };

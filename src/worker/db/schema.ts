@@ -452,3 +452,39 @@ export const trackingLinks = sqliteTable(
   },
   (t) => [index("tracking_links_delivery").on(t.company_id, t.delivery_id)],
 );
+
+/**
+ * The directory of shards (README "Past one database"): which D1 database holds each
+ * company's rows. It lives only in the first database (binding `DB`); on the other
+ * shards the table exists (every shard runs every migration) and stays empty. A
+ * company without a row here lives on the first database. The company's own rows,
+ * its `companies` row included, live on its shard only.
+ */
+export const companyDirectory = sqliteTable(
+  "company_directory",
+  {
+    /** The company's id (given by its shard's `companies`; ids are unique across shards, see `shard_blocks`). */
+    company_id: integer("company_id").primaryKey(),
+    slug: text("slug").notNull().unique(),
+    /** 0: the binding `DB`; n: the binding `DB_SHARD_<n>`. */
+    shard: integer("shard").notNull().default(0),
+    /** Writes answer 503 with Retry-After while the company moves between shards. */
+    read_only: integer("read_only", { mode: "boolean" }).notNull().default(false),
+    /** The state of a move in progress (services/company-move.ts), null when none. */
+    move: text("move", { mode: "json" }).$type<Record<string, unknown>>(),
+    updated_at: text("updated_at").notNull().default(now),
+  },
+  (t) => [index("company_directory_shard").on(t.shard)],
+);
+
+/**
+ * Id blocks of the shards (first database only): shard `shard` allocates the ids of
+ * every AUTOINCREMENT table of company data from `block` x 10^12 on. A shard that
+ * receives a moved company first takes a fresh block above every block in use, so
+ * ids stay unique across shards (a moved company keeps its ids) and grow with time
+ * within each company (event cursors).
+ */
+export const shardBlocks = sqliteTable("shard_blocks", {
+  shard: integer("shard").primaryKey(),
+  block: integer("block").notNull().unique(),
+});

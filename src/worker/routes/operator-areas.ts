@@ -2,6 +2,7 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { validationHook } from "../errors";
+import { envForShard, shardCount } from "../db/shards";
 import { operatorAuth } from "../middleware/operator";
 import { BooleanQuery, errorResponses, jsonBody, jsonResponse } from "../openapi";
 import { ImportResultSchema, PostalAreaImportBody, importPostalAreas, prepareImportRows } from "../services/area-import";
@@ -37,6 +38,9 @@ export const operatorAreaRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validat
 operatorAreaRoutes.use("/postal-areas", operatorAuth);
 operatorAreaRoutes.openapi(importAreas, async (c) => {
   const rows = prepareImportRows(c.req.valid("json"));
-  const result = await importPostalAreas(c.env.DB, rows, c.req.valid("query").replace ?? false);
+  // Reference data lives on every shard, the same rows with the same ids: each shard imports the same rows in the same order.
+  const replace = c.req.valid("query").replace ?? false;
+  const result = await importPostalAreas(c.env.DB, rows, replace);
+  for (let shard = 1; shard < shardCount(c.env); shard++) await importPostalAreas(envForShard(c.env, shard).DB, rows, replace);
   return c.json(result, 200);
 });

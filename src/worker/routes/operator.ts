@@ -2,14 +2,16 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { listObjects } from "../db/list";
 import { eq, sql } from "drizzle-orm";
-import { addresses, companies, outbox } from "../db/schema";
+import { addresses, companies, outbox, users } from "../db/schema";
 import type { AppEnv } from "../env";
-import { conflict, notFound, validationHook } from "../errors";
+import { conflict, notFound, unprocessable, validationHook } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import { ListQuery, envelope, errorResponses, jsonBody, jsonResponse } from "../openapi";
 import { operatorAuth } from "../middleware/operator";
 import { operatorAreaRoutes } from "./operator-areas";
-import { SLUG, findCompanyBySlug } from "../middleware/tenancy";
+import { SLUG, findPlacedCompany } from "../middleware/tenancy";
+import { createDb } from "../db/client";
+import { ensureShardBlock, envForShard, registerCompany, shardCount, shardForNewCompany } from "../db/shards";
 import { Email, Password, UserSchema, prepareUser, presentUser } from "../services/users";
 import { AddressInput, resolveAddressInput } from "../services/address-input";
 import { CompanySettings } from "../services/company-settings";
@@ -32,12 +34,13 @@ const createCompany = createRoute({
         slug: z.string().regex(SLUG, "lower-case letters, digits and '-', 2-40 characters"),
         companyname: z.string().min(1).max(200),
         ...CompanySettings.partial().shape,
+        shard: z.number().int().min(0).optional().openapi({ description: "The D1 database (shard) to place the company on; by default the deployment's rule (`SHARD_FOR_NEW_COMPANIES`: the shard with the fewest companies)" }),
         depot: AddressInput.optional(),
         dispatcher: z.object({ email: Email, password: Password, ...Person }),
       }),
     ),
   },
-  responses: { 201: jsonResponse(z.object({ id: z.number().int(), slug: z.string() }), "Company created"), ...operatorErrors },
+  responses: { 201: jsonResponse(z.object({ id: z.number().int(), slug: z.string(), shard: z.number().int() }), "Company created"), ...operatorErrors },
 });
 
 const settingsOf = ({ timezone, language, eta_update_minutes, notify_stops_before, position_retention_days }: Partial<z.infer<typeof CompanySettings>>) =>
@@ -124,20 +127,26 @@ const getUsage = createRoute({
   responses: { 200: jsonResponse(UsageSchema, "Usage"), ...operatorErrors },
 });
 
-async function companyOr404(db: AppEnv["Variables"]["db"], slug: string) {
-  const company = await findCompanyBySlug(db, slug);
-  if (!company) throw notFound("Company");
-  return company;
+/** The company named by the path, with the bindings and database handle of its shard. */
+async function companyOr404(env: AppEnv["Bindings"], slug: string) {
+  const placed = await findPlacedCompany(env, slug);
+  if (!placed) throw notFound("Company");
+  const shardEnv = envForShard(env, placed.shard);
+  return { ...placed.company, env: shardEnv, db: createDb(shardEnv.DB) };
 }
 
 export const operatorRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 operatorRoutes.use("*", operatorAuth);
 operatorRoutes
   .openapi(createCompany, async (c) => {
-    const db = c.get("db");
     const body = c.req.valid("json");
-    if (await findCompanyBySlug(db, body.slug)) throw conflict(`Company ${body.slug} exists`, "slug");
-    const depot = body.depot ? await resolveAddressInput(c.env, null, body.depot, "depot.") : null;
+    if (await findPlacedCompany(c.env, body.slug)) throw conflict(`Company ${body.slug} exists`, "slug");
+    if (body.shard !== undefined && body.shard >= shardCount(c.env)) throw unprocessable(`shard must be below ${shardCount(c.env)}, the number of shards of this deployment`, "shard");
+    const shard = body.shard ?? (await shardForNewCompany(c.env));
+    await ensureShardBlock(c.env, shard);
+    const env = envForShard(c.env, shard);
+    const db = createDb(env.DB);
+    const depot = body.depot ? await resolveAddressInput(env, null, body.depot, "depot.") : null;
     // One batch, all or nothing: rows refer to the new company through its unique slug.
     const companyId = sql`(select id from ${companies} where ${companies.slug} = ${body.slug})`;
     const { insert: dispatcher } = await prepareUser(db, companyId, { usertype: "dispatcher", ...body.dispatcher, confirmed: true, active: true });
@@ -154,11 +163,18 @@ operatorRoutes
         : []),
       dispatcher,
     ] as const);
-    return c.json({ id: company.id, slug: company.slug }, 201);
+    try {
+      await registerCompany(c.env, company.id, company.slug, shard);
+    } catch (error) {
+      // The same slug registered at the same moment on another shard: this one gives way.
+      await db.batch([db.delete(users).where(eq(users.company_id, company.id)), db.delete(addresses).where(eq(addresses.company_id, company.id)), db.delete(companies).where(eq(companies.id, company.id))]);
+      throw error;
+    }
+    return c.json({ id: company.id, slug: company.slug, shard }, 201);
   })
   .openapi(updateCompany, async (c) => {
-    const db = c.get("db");
-    const company = await companyOr404(db, c.req.valid("param").slug);
+    const company = await companyOr404(c.env, c.req.valid("param").slug);
+    const db = company.db;
     const body = c.req.valid("json");
     const changes = { ...settingsOf(body), ...(body.companyname !== undefined ? { companyname: body.companyname } : {}) };
     const [row] = Object.keys(changes).length
@@ -168,16 +184,16 @@ operatorRoutes
     return c.json({ id, slug, companyname, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days }, 200);
   })
   .openapi(createUser, async (c) => {
-    const db = c.get("db");
-    const company = await companyOr404(db, c.req.valid("param").slug);
+    const company = await companyOr404(c.env, c.req.valid("param").slug);
+    const db = company.db;
     const body = c.req.valid("json");
     const { code, insert } = await prepareUser(db, company.id, { ...body, confirmed: true, active: body.usertype !== "driver" });
     const [user] = await insert;
     return c.json({ ...presentUser(user), ...(user.usertype === "driver" ? { code } : {}) }, 201);
   })
   .openapi(listOutbox, async (c) => {
-    const db = c.get("db");
-    const company = await companyOr404(db, c.req.valid("param").slug);
+    const company = await companyOr404(c.env, c.req.valid("param").slug);
+    const db = company.db;
     const result = await listObjects(
       db,
       { table: outbox, scope: eq(outbox.company_id, company.id), fields: outboxFields, idColumn: outbox.id, present: (rows: (typeof outbox.$inferSelect)[]) => rows.map((r) => ({ ...r, data: r.data ?? null })) },
@@ -186,8 +202,7 @@ operatorRoutes
     return c.json(result, 200);
   })
   .openapi(getUsage, async (c) => {
-    const db = c.get("db");
-    const company = await companyOr404(db, c.req.valid("param").slug);
-    return c.json(await companyUsage(c.env, db, company), 200);
+    const company = await companyOr404(c.env, c.req.valid("param").slug);
+    return c.json(await companyUsage(company.env, company.db, company), 200);
   });
 operatorRoutes.route("/", operatorAreaRoutes);
