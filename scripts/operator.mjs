@@ -7,6 +7,8 @@
  *   npm run operator -- add-user --slug acme --usertype driver|dispatcher|watcher --email d@acme.de --password '...' [--firstname .. --lastname ..]
  *   npm run operator -- outbox --slug acme [--page 1] [--q '{"filters":[...]}']
  *   npm run operator -- usage --slug acme   (rows per growing table, estimated D1 bytes, archived driver-days in R2)
+ *   npm run operator -- shards   (the D1 databases, companies on each, companies moving)
+ *   npm run operator -- move-company --slug acme --shard 1   (copy, verify, switch, clean up: step after step until done; resumable)
  *   npm run operator -- import-areas --file plz.geojson [--replace]   (postal-code polygons: properties.plz|postcode|PLZ, optional note)
  *
  * Target: --url (or OPERATOR_URL, default http://127.0.0.1:8787); token: --token (or OPERATOR_TOKEN, default dev-operator-token).
@@ -17,7 +19,7 @@ const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: Object.fromEntries(
     [
-      ...["url", "token", "slug", "name", "email", "password", "firstname", "lastname", "usertype", "street", "housenumber", "postalcode", "city", "country", "lat", "lng", "timezone", "page", "q", "file"].map((k) => [k, { type: "string" }]),
+      ...["url", "token", "slug", "name", "email", "password", "firstname", "lastname", "usertype", "street", "housenumber", "postalcode", "city", "country", "lat", "lng", "timezone", "page", "q", "file", "shard"].map((k) => [k, { type: "string" }]),
       ["replace", { type: "boolean" }],
     ],
   ),
@@ -78,12 +80,19 @@ switch (positionals[0]) {
     need("slug");
     await request("GET", `/_operator/companies/${values.slug}/usage`);
     break;
+  case "shards":
+    await request("GET", "/_operator/shards");
+    break;
+  case "move-company":
+    need("slug", "shard");
+    await moveCompany(values.slug, Number(values.shard));
+    break;
   case "import-areas":
     need("file");
     await importAreas(values.file, values.replace === true);
     break;
   default:
-    console.error("usage: npm run operator -- create-company|add-user|outbox|usage|import-areas [options] (see scripts/operator.mjs)");
+    console.error("usage: npm run operator -- create-company|add-user|outbox|usage|shards|move-company|import-areas [options] (see scripts/operator.mjs)");
     process.exit(2);
 }
 
@@ -140,4 +149,35 @@ async function importAreas(file, replace) {
     console.error(`request ${i + 1}/${chunks.length}: ${text}`);
   }
   console.log(JSON.stringify(total));
+}
+
+/**
+ * Moves a company to another shard (README "Moving a company to another shard"): calls the step endpoint until the
+ * move is done, waiting where it says; one line per step. Interrupted, the same command goes on where it stopped.
+ */
+async function moveCompany(slug, shard) {
+  for (;;) {
+    const res = await fetch(`${url}/_operator/companies/${slug}/move`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ shard }),
+    });
+    const text = await res.text();
+    if (res.status === 503 || res.status >= 500) {
+      console.error(`step failed (${res.status}), trying again in 5 s: ${text}`);
+      await new Promise((r) => setTimeout(r, 5000));
+      continue;
+    }
+    if (!res.ok) {
+      console.error(text);
+      process.exit(1);
+    }
+    const step = JSON.parse(text);
+    console.error(`${step.phase}${step.table ? ` ${step.table}` : ""}: ${step.copied} rows copied, ${step.verified.length} tables verified${step.failures ? `, ${step.failures} verification(s) failed and redone` : ""}`);
+    if (step.done) {
+      console.log(text);
+      return;
+    }
+    if (step.wait_seconds > 0) await new Promise((r) => setTimeout(r, Math.min(step.wait_seconds, 30) * 1000));
+  }
 }

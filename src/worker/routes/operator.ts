@@ -2,7 +2,7 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { listObjects } from "../db/list";
 import { eq, sql } from "drizzle-orm";
-import { addresses, companies, outbox, users } from "../db/schema";
+import { addresses, companies, companyDirectory, outbox, users } from "../db/schema";
 import type { AppEnv } from "../env";
 import { conflict, notFound, unprocessable, validationHook } from "../errors";
 import type { FieldMap } from "../lib/filters";
@@ -16,6 +16,7 @@ import { Email, Password, UserSchema, prepareUser, presentUser } from "../servic
 import { AddressInput, resolveAddressInput } from "../services/address-input";
 import { CompanySettings } from "../services/company-settings";
 import { UsageSchema, companyUsage } from "../services/usage";
+import { moveCompanyStep } from "../services/company-move";
 
 const operatorErrors = { 403: errorResponses[403], 404: errorResponses[404], 409: errorResponses[409], 422: errorResponses[422] };
 
@@ -128,6 +129,53 @@ const getUsage = createRoute({
 });
 
 /** The company named by the path, with the bindings and database handle of its shard. */
+const MoveSchema = z
+  .object({
+    slug: z.string(),
+    company_id: z.number().int(),
+    from: z.number().int().openapi({ description: "The shard the company lived on when the move began" }),
+    to: z.number().int(),
+    phase: z.enum(["freeze", "copy", "verify", "reset", "switched", "cleanup", "done"]).openapi({
+      description:
+        "`freeze`: read-only, waiting for every cache to see it; `copy`: rows being copied table by table; `verify`: row counts and checksums compared per table; `reset`: a difference was found, the copy is wiped and made again; `switched`: the directory names the new shard, still read-only while caches let go; `cleanup`: writes work again, the old shard's rows are deleted; `done`.",
+    }),
+    table: z.string().nullable().openapi({ description: "The table the phase is at" }),
+    copied: z.number().int(),
+    verified: z.array(z.object({ table: z.string(), rows: z.number().int(), checksum: z.string() })).openapi({ description: "Tables found equal on both shards, with their row count and checksum" }),
+    failures: z.number().int().openapi({ description: "Verifications that found a difference (each wiped and redid the copy)" }),
+    wait_seconds: z.number().int().openapi({ description: "Seconds before the next call can go on (the grace periods)" }),
+    done: z.boolean(),
+  })
+  .openapi("CompanyMove");
+
+const moveCompany = createRoute({
+  method: "post",
+  path: "/companies/{slug}/move",
+  tags: ["Operator"],
+  summary: "Move a company to another shard (one step)",
+  description:
+    "Starts moving the company's rows to the D1 database `shard` or, when that move is under way, goes on with it: one bounded step per call (README \"Moving a company to another shard\"). Call again (after `wait_seconds`) until `done`. While it runs the company is read-only: its writes answer 503 with `Retry-After`, reads work. 409 while the company moves to another shard.",
+  security: [{ Operator: [] }],
+  request: {
+    params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" } }) }),
+    body: jsonBody(z.object({ shard: z.number().int().min(0) })),
+  },
+  responses: { 200: jsonResponse(MoveSchema, "Where the move stands"), ...operatorErrors },
+});
+
+const listShards = createRoute({
+  method: "get",
+  path: "/shards",
+  tags: ["Operator"],
+  summary: "The shards and how many companies each holds",
+  description: "Every D1 database declared (`DB` is shard 0, `DB_SHARD_<n>` shard n), the companies the directory places on it and the ones moving away from it.",
+  security: [{ Operator: [] }],
+  responses: {
+    200: jsonResponse(z.array(z.object({ shard: z.number().int(), binding: z.string(), companies: z.number().int(), moving: z.array(z.string()) })).openapi("Shards"), "Shards"),
+    403: errorResponses[403],
+  },
+});
+
 async function companyOr404(env: AppEnv["Bindings"], slug: string) {
   const placed = await findPlacedCompany(env, slug);
   if (!placed) throw notFound("Company");
@@ -200,6 +248,17 @@ operatorRoutes
       c.req.valid("query"),
     );
     return c.json(result, 200);
+  })
+  .openapi(moveCompany, async (c) => c.json(await moveCompanyStep(c.env, c.req.valid("param").slug, c.req.valid("json").shard), 200))
+  .openapi(listShards, async (c) => {
+    const rows = await c.get("db").select({ shard: companyDirectory.shard, slug: companyDirectory.slug, move: companyDirectory.move }).from(companyDirectory);
+    const shards = Array.from({ length: shardCount(c.env) }, (_, shard) => ({
+      shard,
+      binding: shard === 0 ? "DB" : `DB_SHARD_${shard}`,
+      companies: rows.filter((r) => r.shard === shard).length,
+      moving: rows.filter((r) => r.shard === shard && r.move !== null).map((r) => r.slug),
+    }));
+    return c.json(shards, 200);
   })
   .openapi(getUsage, async (c) => {
     const company = await companyOr404(c.env, c.req.valid("param").slug);
