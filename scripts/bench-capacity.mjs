@@ -51,9 +51,19 @@ const LIMIT = 10 * 1024 ** 3;
 const service = await startService({ port: values.port });
 const { call, company, user, sql, state } = service;
 
+/** The local D1 file of the bench company's shard: of the two shards (both freshly migrated alike), the one with the most companies. */
 function database() {
   const dir = join(state, "v3", "d1", "miniflare-D1DatabaseObject");
-  const file = readdirSync(dir).find((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
+  const files = readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
+  const companies = (file) => {
+    const db = new DatabaseSync(join(dir, file), { readOnly: true });
+    try {
+      return db.prepare("select count(*) as n from companies").get().n;
+    } finally {
+      db.close();
+    }
+  };
+  const file = files.map((f) => ({ f, n: companies(f) })).sort((a, b) => b.n - a.n)[0].f;
   return new DatabaseSync(join(dir, file), { readOnly: true });
 }
 
