@@ -103,7 +103,8 @@ const updateableRoutes = apiRoute({
 });
 
 
-const updateableScope = (companyId: number) =>
+/** Routes an update may change: unfinished, with a delivery still routed. */
+export const updateableScope = (companyId: number) =>
   and(
     routeScope(companyId),
     inArray(routes.status, [...UNFINISHED_ROUTE_STATUSES]),

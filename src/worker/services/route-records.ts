@@ -176,13 +176,17 @@ export async function presentRoutes(db: Db, companyId: number, rows: RouteRow[])
   return fullRecords(rows, deliveryRows, addressRows);
 }
 
-/** The full record of the company's route with this id (one round trip), or 404. */
-export async function loadRouteRecord(db: Db, companyId: number, id: number): Promise<RouteOut> {
-  const [[row], deliveryRows, addressRows] = await db.batch([
+/** The statements of one full route record: the route, its deliveries in driving order, every address shown (one batch). */
+export const routeRecordStatements = (db: Db, companyId: number, id: number) =>
+  [
     db.select().from(routes).where(and(routeScope(companyId), eq(routes.id, id))),
     loadRouteDeliveries(db, companyId, [id]),
     routeAddresses(db, companyId, [id]),
-  ]);
+  ] as const;
+
+/** The full record of the company's route with this id (one round trip), or 404. */
+export async function loadRouteRecord(db: Db, companyId: number, id: number): Promise<RouteOut> {
+  const [[row], deliveryRows, addressRows] = await db.batch(routeRecordStatements(db, companyId, id));
   if (!row) throw notFound("Route");
   return fullRecords([row], deliveryRows, addressRows)[0];
 }
