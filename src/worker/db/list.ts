@@ -32,9 +32,13 @@ export interface ListSpec<Row, Out, Related = never> {
   /**
    * Rows the presentation needs besides the page (addresses, positions),
    * loaded in the same round trip: `pageIds` is the parenthesised subquery
-   * of the page's ids (`x in ${pageIds}`).
+   * of the page's ids (`x in ${pageIds}`), `page(columns)` the page itself
+   * with the given columns (to select from: `select "c" from ${page(...)}`).
+   * Prefer `page` for columns of the page's rows: `t.id in ${pageIds}` next to
+   * `t.company_id = ?` lets SQLite walk the company's index instead of
+   * looking up the page's rows (test/query-plans.test.ts).
    */
-  related?: (pageIds: SQL) => BatchQuery<Related>;
+  related?: (pageIds: SQL, page: (columns: Record<string, SQLiteColumn>) => SQL) => BatchQuery<Related>;
   present: (rows: Row[], related: Related[]) => Promise<Out[]> | Out[];
 }
 
@@ -62,13 +66,16 @@ export interface ListStatements<Row, Related> {
 export function listStatements<Row, Out, Related = never>(db: Db, spec: ListSpec<Row, Out, Related>, params: ListParams): ListStatements<Row, Related> {
   const query = compileQuery(params.q, spec.fields);
   const where = and(spec.scope, query.where);
-  const orderBy = [...query.orderBy, asc(spec.idColumn)];
+  // The id order of an unfiltered page follows the (company_id) index and stops after the page. Filtered in id order,
+  // `+id` keeps SQLite from walking every row of the company along that index looking for matches: it takes the
+  // filter's index (e.g. route_id, status) and sorts the matches (test/query-plans.test.ts).
+  const orderBy = [...query.orderBy, query.where && !query.orderBy.length ? sql`+${spec.idColumn}` : asc(spec.idColumn)];
   const perPage = Math.min(params.results_per_page ?? 10, spec.maxPerPage ?? 100);
   const window = (take: number, skip: number) => {
-    const ids = db.select({ id: spec.idColumn }).from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip);
+    const page = (columns: Record<string, SQLiteColumn>) => sql`${db.select(columns).from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip)}`;
     return {
       rows: db.select().from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip) as unknown as BatchQuery<Row>,
-      related: take > 0 ? spec.related?.(sql`${ids}`) : undefined,
+      related: take > 0 ? spec.related?.(page({ id: spec.idColumn }), page) : undefined,
     };
   };
   const common = { single: query.single, offset: query.offset, limit: query.limit, perPage };
