@@ -27,6 +27,8 @@ export interface ListSpec<Row, Out, Related = never> {
   scope: SQL | undefined;
   fields: FieldMap;
   idColumn: SQLiteColumn;
+  /** The columns the presentation reads (default: all); e.g. no line string for a full route record, no password hash for a position. */
+  columns?: Record<string, SQLiteColumn>;
   /** Page size cap (100; 10 for postal-code areas). */
   maxPerPage?: number;
   /**
@@ -74,7 +76,7 @@ export function listStatements<Row, Out, Related = never>(db: Db, spec: ListSpec
   const window = (take: number, skip: number) => {
     const page = (columns: Record<string, SQLiteColumn>) => sql`${db.select(columns).from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip)}`;
     return {
-      rows: db.select().from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip) as unknown as BatchQuery<Row>,
+      rows: (spec.columns ? db.select(spec.columns) : db.select()).from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip) as unknown as BatchQuery<Row>,
       related: take > 0 ? spec.related?.(page({ id: spec.idColumn }), page) : undefined,
     };
   };
