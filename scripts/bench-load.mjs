@@ -5,10 +5,17 @@
  * trivial baseline route measured in the same run. Prints figures; asserts
  * nothing.
  *
- *   npm run bench:load [-- --seconds 8 --connections 1,16,64 --profile]
+ *   npm run bench:load [-- --seconds 8 --connections 1,16,64 --rounds 3 --profile]
  *
- * `--profile` samples the worker isolate's CPU during each run (devtools
- * protocol) and adds its busy milliseconds per request and, at the end, the
+ * `--rounds N` repeats the whole set of paths N times per connection count and
+ * prints each path's median ratio to the baseline of its own round: on a
+ * shared machine a single run's ratio moves with the neighbours' load.
+ *
+ * `--profile` samples the worker isolate's CPU during each run (V8's sampling
+ * profiler over the devtools protocol, every 0.2 ms) and adds its busy
+ * milliseconds per request (samples that were not idle, GC included, divided
+ * by the requests answered; `performance.now()` cannot measure this inside
+ * workerd, where it only advances across I/O) and, at the end, the
  * functions with the most self time per path: what the worker itself spends,
  * apart from wrangler's local proxy and the load generator.
  *
@@ -18,6 +25,7 @@
  * this run only; otherwise one company is capped at 200 requests/s.
  */
 import autocannon from "autocannon";
+import { loadavg as loadavg1 } from "node:os";
 import { parseArgs } from "node:util";
 import { startService } from "./bench-lib.mjs";
 import { profileWorker } from "./worker-profile.mjs";
@@ -28,6 +36,7 @@ const { values } = parseArgs({
     connections: { type: "string", default: "1,16,64" },
     port: { type: "string", default: "8798" },
     profile: { type: "boolean", default: false },
+    rounds: { type: "string", default: "1" },
   },
 });
 const UNLIMITED = 1_000_000;
@@ -112,6 +121,7 @@ const targets = [
   { label: "GET /deliverystatus (auth chain only)", method: "GET", path: `${api}/deliverystatus`, headers: auth(token) },
   { label: "POST /drivertracking, batch of 20", method: "POST", path: `${api}/drivertracking`, headers: { ...auth(driver.token), ...json }, body: trackingBatch },
   { label: "GET /delivery, page of 100, q filter", method: "GET", path: `${api}/delivery?results_per_page=100&q=${encodeURIComponent(q)}`, headers: auth(token) },
+  { label: "GET /delivery, page of 100, default order", method: "GET", path: `${api}/delivery?results_per_page=100`, headers: auth(token) },
   { label: `GET /route/<id> (${PER_ROUTE} deliveries)`, method: "GET", path: `${api}/route/${routeId}`, headers: auth(token) },
   { label: `GET /driverposition (${DRIVERS} drivers)`, method: "GET", path: `${api}/driverposition?results_per_page=100`, headers: auth(token) },
   {
@@ -145,22 +155,38 @@ for (const target of targets) {
   if (!res.ok) throw new Error(`${target.label}: ${res.status} ${await res.text()}`);
 }
 
-console.log(`load through local wrangler dev, ${values.seconds} s per run; ${DELIVERIES} deliveries, ${ROUTES} routes, ${DRIVERS} drivers seeded`);
+console.log(`load through local wrangler dev, ${values.seconds} s per run, ${values.rounds} round(s); ${DELIVERIES} deliveries, ${ROUTES} routes, ${DRIVERS} drivers seeded`);
 console.log("figures on a shared machine (2 cores, load generator and workerd on the same cores) are noisy: compare ratios, not absolutes\n");
 const profiles = new Map();
+const loadavg = () => loadavg1().map((l) => l.toFixed(1)).join(" / ");
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 for (const connections of values.connections.split(",").map(Number)) {
-  console.log(`${connections} connection${connections === 1 ? "" : "s"}`);
-  let baseline;
-  for (const target of targets) {
-    const r = await run(target, connections);
-    baseline ??= r.rps;
-    const worker = r.workerMs === undefined ? "" : `  worker ${r.workerMs.toFixed(2).padStart(5)} ms/req`;
-    const failures = r.bad ? `  (${r.bad} non-2xx/errors)` : "";
-    console.log(
-      `  ${target.label.padEnd(40)} ${r.rps.toFixed(1).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ${(r.rps / baseline).toFixed(2).padStart(5)} x baseline${worker}${failures}`,
-    );
-    if (r.top) profiles.set(target.label, r.top);
+  /** Per target: the ratio to the baseline of each round, and the worker's ms/req. */
+  const rounds = new Map(targets.map((t) => [t.label, { ratios: [], workerMs: [] }]));
+  for (let round = 1; round <= Number(values.rounds); round++) {
+    console.log(`${connections} connection${connections === 1 ? "" : "s"}, round ${round} (load average 1/5/15 min before: ${loadavg()})`);
+    let baseline;
+    for (const target of targets) {
+      const r = await run(target, connections);
+      baseline ??= r.rps;
+      const worker = r.workerMs === undefined ? "" : `  worker ${r.workerMs.toFixed(2).padStart(5)} ms/req`;
+      const failures = r.bad ? `  (${r.bad} non-2xx/errors)` : "";
+      console.log(
+        `  ${target.label.padEnd(42)} ${r.rps.toFixed(1).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ${(r.rps / baseline).toFixed(2).padStart(5)} x baseline${worker}${failures}`,
+      );
+      rounds.get(target.label).ratios.push(r.rps / baseline);
+      if (r.workerMs !== undefined) rounds.get(target.label).workerMs.push(r.workerMs);
+      if (r.top) profiles.set(target.label, r.top);
+    }
   }
+  if (Number(values.rounds) > 1) {
+    console.log(`${connections} connections, median of ${values.rounds} rounds (each ratio against the baseline of its own round)`);
+    for (const [label, { ratios, workerMs }] of rounds) {
+      const worker = workerMs.length ? `  worker ${median(workerMs).toFixed(2).padStart(5)} ms/req` : "";
+      console.log(`  ${label.padEnd(42)} ${median(ratios).toFixed(2).padStart(5)} x baseline  (${ratios.map((x) => x.toFixed(2)).join(", ")})${worker}`);
+    }
+  }
+  console.log();
 }
 for (const [label, top] of profiles) {
   console.log(`\n${label}: most self time in the worker (last run)`);

@@ -27,55 +27,95 @@ export interface ListSpec<Row, Out, Related = never> {
   scope: SQL | undefined;
   fields: FieldMap;
   idColumn: SQLiteColumn;
+  /** The columns the presentation reads (default: all); e.g. no line string for a full route record, no password hash for a position. */
+  columns?: Record<string, SQLiteColumn>;
   /** Page size cap (100; 10 for postal-code areas). */
   maxPerPage?: number;
   /**
    * Rows the presentation needs besides the page (addresses, positions),
    * loaded in the same round trip: `pageIds` is the parenthesised subquery
-   * of the page's ids (`x in ${pageIds}`).
+   * of the page's ids (`x in ${pageIds}`), `page(columns)` the page itself
+   * with the given columns (to select from: `select "c" from ${page(...)}`).
+   * Prefer `page` for columns of the page's rows: `t.id in ${pageIds}` next to
+   * `t.company_id = ?` lets SQLite walk the company's index instead of
+   * looking up the page's rows (test/query-plans.test.ts).
    */
-  related?: (pageIds: SQL) => BatchQuery<Related>;
+  related?: (pageIds: SQL, page: (columns: Record<string, SQLiteColumn>) => SQL) => BatchQuery<Related>;
   present: (rows: Row[], related: Related[]) => Promise<Out[]> | Out[];
 }
 
+/** The statements of one list request, built but not run (`EXPLAIN QUERY PLAN` of exactly these: scripts/query-plans.ts). */
+export interface ListStatements<Row, Related> {
+  /** The page's rows (two for `single`). */
+  rows: BatchQuery<Row>;
+  /** The count of all matches; absent for `single`. */
+  total?: BatchQuery<{ total: number }>;
+  /** The related rows of the page; absent when the spec has none or the page is empty. */
+  related?: BatchQuery<Related>;
+  single: boolean;
+  /** Rows the page takes, and where the matches are cut (`q.offset`, `q.limit`). */
+  take: number;
+  offset: number;
+  limit?: number;
+  perPage: number;
+}
+
 /**
- * Runs a list request: the compiled `q` inside the tenant scope, one page of
- * rows, the total count and the related rows in one D1 round trip.
- * `single: true` answers the object itself (404 none, 422 several).
+ * Compiles a list request into its statements: the compiled `q` inside the
+ * tenant scope, one page of rows (ordered by `q.order_by`, then id), the total
+ * count and the related rows of the page.
  */
-export async function listObjects<Row, Out, Related = never>(db: Db, spec: ListSpec<Row, Out, Related>, params: ListParams): Promise<Envelope<Out> | Out> {
+export function listStatements<Row, Out, Related = never>(db: Db, spec: ListSpec<Row, Out, Related>, params: ListParams): ListStatements<Row, Related> {
   const query = compileQuery(params.q, spec.fields);
   const where = and(spec.scope, query.where);
-  const orderBy = [...query.orderBy, asc(spec.idColumn)];
-  const maxPerPage = spec.maxPerPage ?? 100;
-  const perPage = Math.min(params.results_per_page ?? 10, maxPerPage);
+  // The id order of an unfiltered page follows the (company_id) index and stops after the page. Filtered in id order,
+  // `+id` keeps SQLite from walking every row of the company along that index looking for matches: it takes the
+  // filter's index (e.g. route_id, status) and sorts the matches (test/query-plans.test.ts).
+  const orderBy = [...query.orderBy, query.where && !query.orderBy.length ? sql`+${spec.idColumn}` : asc(spec.idColumn)];
+  const perPage = Math.min(params.results_per_page ?? 10, spec.maxPerPage ?? 100);
   const window = (take: number, skip: number) => {
-    const ids = db.select({ id: spec.idColumn }).from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip);
-    const related = spec.related?.(sql`${ids}`);
-    return { rows: db.select().from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip), related };
+    const page = (columns: Record<string, SQLiteColumn>) => sql`${db.select(columns).from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip)}`;
+    return {
+      rows: (spec.columns ? db.select(spec.columns) : db.select()).from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip) as unknown as BatchQuery<Row>,
+      related: take > 0 ? spec.related?.(page({ id: spec.idColumn }), page) : undefined,
+    };
   };
-
-  if (query.single) {
-    const page = window(2, query.offset);
-    const [rows, related] = page.related ? await db.batch([page.rows, page.related]) : [await page.rows, []];
-    if (rows.length === 0) throw notFound();
-    if (rows.length > 1) throw unprocessable("single: the query matches more than one object", "q");
-    return (await spec.present(rows as Row[], related as Related[]))[0];
-  }
-
+  const common = { single: query.single, offset: query.offset, limit: query.limit, perPage };
+  if (query.single) return { ...window(2, query.offset), take: 2, ...common };
   // `limit`/`offset` of q cut the result set; pages are taken from what remains.
   const start = query.offset + (params.page - 1) * perPage;
   const endCap = query.limit === undefined ? Infinity : query.offset + query.limit;
   const take = Math.max(0, Math.min(perPage, endCap - start));
-  const page = window(take, start);
-  const total = db.select({ total: count() }).from(spec.table).where(where);
-  const [rows, [{ total: all }], related] = page.related && take > 0 ? await db.batch([page.rows, total, page.related]) : [...(await db.batch([page.rows, total])), []];
-  const matched = Math.max(0, Math.min(all - query.offset, query.limit ?? Infinity));
+  const total = db.select({ total: count() }).from(spec.table).where(where) as unknown as BatchQuery<{ total: number }>;
+  return { ...window(take, start), total, take, ...common };
+}
+
+/**
+ * Runs a list request (`listStatements`) in one D1 round trip.
+ * `single: true` answers the object itself (404 none, 422 several).
+ */
+export async function listObjects<Row, Out, Related = never>(db: Db, spec: ListSpec<Row, Out, Related>, params: ListParams): Promise<Envelope<Out> | Out> {
+  const list = listStatements(db, spec, params);
+  const related = (answers: unknown[]) => (list.related ? (answers.pop() as Related[]) : []);
+
+  if (list.single) {
+    const answers: unknown[] = await db.batch(list.related ? [list.rows, list.related] : [list.rows]);
+    const found = related(answers);
+    const rows = answers[0] as Row[];
+    if (rows.length === 0) throw notFound();
+    if (rows.length > 1) throw unprocessable("single: the query matches more than one object", "q");
+    return (await spec.present(rows, found))[0];
+  }
+
+  const answers: unknown[] = await db.batch(list.related ? [list.rows, list.total!, list.related] : [list.rows, list.total!]);
+  const found = related(answers);
+  const [rows, [{ total: all }]] = answers as [Row[], { total: number }[]];
+  const matched = Math.max(0, Math.min(all - list.offset, list.limit ?? Infinity));
   return {
     num_results: matched,
-    objects: take > 0 ? await spec.present(rows as Row[], related as Related[]) : [],
+    objects: list.take > 0 ? await spec.present(rows, found) : [],
     page: params.page,
-    total_pages: Math.ceil(matched / perPage),
+    total_pages: Math.ceil(matched / list.perPage),
   };
 }
 

@@ -91,7 +91,11 @@ export const driverTracking = sqliteTable(
     lng: real("lng").notNull(),
     lat: real("lat").notNull(),
   },
-  (t) => [index("tracking_driver_time").on(t.company_id, t.driver_id, t.timestamp)],
+  (t) => [
+    index("tracking_driver_time").on(t.company_id, t.driver_id, t.timestamp),
+    // Lists in the default order (id): (company_id, rowid) pages without sorting the company's whole track.
+    index("tracking_company").on(t.company_id),
+  ],
 );
 
 export const addresses = sqliteTable(
@@ -118,7 +122,12 @@ export const addresses = sqliteTable(
     geocode_source: text("geocode_source"),
     created_at: text("created_at").notNull().default(now),
   },
-  (t) => [index("addresses_company_lat").on(t.company_id, t.lat), index("addresses_company_postalcode").on(t.company_id, t.postalcode)],
+  (t) => [
+    index("addresses_company_lat").on(t.company_id, t.lat),
+    index("addresses_company_postalcode").on(t.company_id, t.postalcode),
+    // Lists in the default order (id) page along (company_id, rowid) instead of sorting every address of the company.
+    index("addresses_company").on(t.company_id),
+  ],
 );
 
 export const vehicles = sqliteTable(
@@ -182,6 +191,8 @@ export const routes = sqliteTable(
     index("routes_company_status").on(t.company_id, t.status),
     index("routes_company_driver").on(t.company_id, t.driver_id),
     index("routes_process").on(t.company_id, t.process_id),
+    // Lists in the default order (id) page along (company_id, rowid) instead of sorting every route of the company.
+    index("routes_company").on(t.company_id),
   ],
 );
 
@@ -231,7 +242,10 @@ export const deliveries = sqliteTable(
     pickup_ref_id: integer("pickup_ref_id"),
   },
   (t) => [
-    index("deliveries_company_status").on(t.company_id, t.status),
+    // Lists in the default order (id) page along (company_id, rowid) instead of sorting every delivery of the company.
+    index("deliveries_company").on(t.company_id),
+    // The consoles' list: deliveries of a status by window start (filter, order and count from the index alone).
+    index("deliveries_company_status_pdt").on(t.company_id, t.status, t.pdt_from),
     index("deliveries_company_route").on(t.company_id, t.route_id, t.orderindex),
     index("deliveries_company_pdt").on(t.company_id, t.pdt_from),
     // Address responses list the deliveries to and from each address.

@@ -7,7 +7,8 @@ import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
  * a page of ids or a routing request's deliveries would fail.
  */
 export const inList = (column: SQLWrapper, values: readonly (number | string)[]): SQL =>
-  sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
+  // One value as `=`: SQLite plans an equality on an indexed column reliably, the json_each subquery not always (a route's record).
+  values.length === 1 ? sql`${column} = ${values[0]}` : sql`${column} in (select value from json_each(${JSON.stringify(values)}))`;
 
 const dialect = new SQLiteSyncDialect();
 

@@ -94,7 +94,7 @@ const OutboxSchema = z
   })
   .openapi("OutboxMessage");
 
-const outboxFields: FieldMap = {
+export const outboxFields: FieldMap = {
   id: { column: outbox.id, type: "integer" },
   to: { column: outbox.to, type: "text" },
   template: { column: outbox.template, type: "text" },

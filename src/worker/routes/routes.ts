@@ -12,7 +12,7 @@ import { DeliveryStatus, ROUTE_STATUSES, UNFINISHED_ROUTE_STATUSES } from "../do
 import type { AppEnv } from "../env";
 import { validationHook } from "../errors";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonResponse } from "../openapi";
-import { RouteMetadataSchema, type RouteRow, RouteSchema, loadRoute, loadRouteRecord, presentRouteMetadata, presentRoutes, routeFields, routeScope } from "../services/route-records";
+import { RouteMetadataSchema, type RouteRecordRow, RouteSchema, loadRoute, loadRouteRecord, presentRouteMetadata, presentRoutes, routeFields, routeRecordColumns, routeScope } from "../services/route-records";
 import { RouteDeliveryDistanceSchema, routeDeliveryDistances } from "../services/route-view-distances";
 
 const RouteList = envelope(RouteSchema, "RouteList");
@@ -103,7 +103,8 @@ const updateableRoutes = apiRoute({
 });
 
 
-const updateableScope = (companyId: number) =>
+/** Routes an update may change: unfinished, with a delivery still routed. */
+export const updateableScope = (companyId: number) =>
   and(
     routeScope(companyId),
     inArray(routes.status, [...UNFINISHED_ROUTE_STATUSES]),
@@ -116,7 +117,14 @@ export const routeRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     const cid = c.get("company").id;
     const result = await listObjects(
       db,
-      { table: routes, scope: routeScope(cid), fields: routeFields, idColumn: routes.id, present: (rows: RouteRow[]) => presentRoutes(db, cid, rows) },
+      {
+        table: routes,
+        scope: routeScope(cid),
+        fields: routeFields,
+        idColumn: routes.id,
+        columns: routeRecordColumns,
+        present: (rows: RouteRecordRow[]) => presentRoutes(db, cid, rows),
+      },
       c.req.valid("query"),
     );
     return c.json(result, 200);
@@ -137,7 +145,8 @@ export const routeRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
         scope: routeScope(cid),
         fields: routeFields,
         idColumn: routes.id,
-        present: (rows: RouteRow[]) => presentRouteMetadata(db, cid, rows, { routestring }),
+        columns: routestring ? undefined : routeRecordColumns,
+        present: (rows: RouteRecordRow[]) => presentRouteMetadata(db, cid, rows, { routestring }),
       },
       params,
     );
@@ -161,7 +170,14 @@ export const routeRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     const cid = c.get("company").id;
     const result = await listObjects(
       db,
-      { table: routes, scope: updateableScope(cid), fields: routeFields, idColumn: routes.id, present: (rows: RouteRow[]) => presentRouteMetadata(db, cid, rows) },
+      {
+        table: routes,
+        scope: updateableScope(cid),
+        fields: routeFields,
+        idColumn: routes.id,
+        columns: routeRecordColumns,
+        present: (rows: RouteRecordRow[]) => presentRouteMetadata(db, cid, rows),
+      },
       c.req.valid("query"),
     );
     return c.json(result, 200);

@@ -93,11 +93,13 @@ export const deliveryFields: FieldMap = Object.fromEntries(
  */
 export function deliveryAddressesQuery(db: Db, companyId: number, deliveryFilter: SQL, moreIds?: SQL) {
   const d = deliveries;
-  const ids = sql`select ${d.deliverylocation_id} from ${d} where ${deliveryFilter} union select ${d.supplierlocation_id} from ${d} where ${deliveryFilter}`;
+  // UNION ALL: `in` needs no distinct list, and a UNION's merge made SQLite read the deliveries along an address index
+  // (sorted by address) instead of the filter's index (test/query-plans.test.ts).
+  const ids = sql`select ${d.deliverylocation_id} from ${d} where ${deliveryFilter} union all select ${d.supplierlocation_id} from ${d} where ${deliveryFilter}`;
   return db
     .select()
     .from(addresses)
-    .where(and(eq(addresses.company_id, companyId), sql`${addresses.id} in (${ids}${moreIds ? sql` union ${moreIds}` : sql``})`));
+    .where(and(eq(addresses.company_id, companyId), sql`${addresses.id} in (${ids}${moreIds ? sql` union all ${moreIds}` : sql``})`));
 }
 
 /** Deliveries with their address records, from address rows loaded with them (a superset does no harm). */
@@ -122,7 +124,16 @@ export const deliveryList = (db: Db, companyId: number): ListSpec<DeliveryRow, D
   scope: eq(deliveries.company_id, companyId),
   fields: deliveryFields,
   idColumn: deliveries.id,
-  related: (pageIds) => deliveryAddressesQuery(db, companyId, and(eq(deliveries.company_id, companyId), sql`${deliveries.id} in ${pageIds}`)!),
+  // The addresses named by the page's rows, read from the page itself (the page's index), not looked up again among the company's deliveries.
+  related: (_pageIds, page) => {
+    const rows = page({ deliverylocation_id: deliveries.deliverylocation_id, supplierlocation_id: deliveries.supplierlocation_id });
+    const target = sql.identifier("deliverylocation_id");
+    const supplier = sql.identifier("supplierlocation_id");
+    return db
+      .select()
+      .from(addresses)
+      .where(and(eq(addresses.company_id, companyId), sql`${addresses.id} in (select ${target} from ${rows} union all select ${supplier} from ${rows})`));
+  },
   present: presentDeliveriesWith,
 });
 

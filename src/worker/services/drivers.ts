@@ -116,13 +116,15 @@ const positionFields: FieldMap = {
 };
 
 /** `GET /driverposition`: the drivers that have reported a position, each with its newest one, in the page's round trip. */
-export function positionList(db: Db, companyId: number): ListSpec<UserRow, PositionRecord, TrackingRow> {
+export function positionList(db: Db, companyId: number): ListSpec<Pick<UserRow, "id" | "firstname" | "lastname" | "htmlcolor">, PositionRecord, TrackingRow> {
   const hasPosition = sql`exists (select 1 from ${driverTracking} where ${driverTracking.company_id} = ${users.company_id} and ${driverTracking.driver_id} = ${users.id})`;
   return {
     table: users,
     scope: and(driverScope(companyId), hasPosition),
     fields: positionFields,
     idColumn: users.id,
+    // The name and colour shown with the position, not the whole user row (hashes, settings).
+    columns: { id: users.id, firstname: users.firstname, lastname: users.lastname, htmlcolor: users.htmlcolor },
     related: (pageIds) => latestPositionsQuery(db, companyId, pageIds),
     present: (drivers, positions) => {
       const byDriver = new Map(positions.map((p) => [p.driver_id, p]));

@@ -9,7 +9,7 @@
  * never one query per route.
  */
 import { z } from "@hono/zod-openapi";
-import { type SQL, and, asc, eq, sql } from "drizzle-orm";
+import { type SQL, and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import { deliveries, routes } from "../db/schema";
 import type { Db } from "../env";
 import { notFound } from "../errors";
@@ -20,6 +20,10 @@ import { DeliverySchema, type DeliveryRow, deliveryAddressesQuery, deliveryField
 import { inList } from "../db/sql";
 
 export type RouteRow = typeof routes.$inferSelect;
+
+/** The columns a full record shows: all but the line string (served by `/routemetadata?routestring=true`), which can be the largest value of the row. */
+export const { routestring: _routestring, ...routeRecordColumns } = getTableColumns(routes);
+export type RouteRecordRow = Omit<RouteRow, "routestring">;
 
 const int = z.number().int().nullable();
 const str = z.string().nullable();
@@ -107,7 +111,7 @@ const drivingOrder = [sql`${deliveries.orderindex} is null`, asc(deliveries.orde
 
 const minutes = (seconds: number) => Math.round(seconds / 60);
 
-function common(r: RouteRow, deliveryIds: number[]) {
+function common(r: RouteRecordRow, deliveryIds: number[]) {
   return {
     id: r.id,
     creationtime: r.creationtime,
@@ -152,7 +156,7 @@ const routeDeliveriesFilter = (companyId: number, routeIds: number[]) => and(eq(
 const routeAddresses = (db: Db, companyId: number, routeIds: number[]) =>
   deliveryAddressesQuery(db, companyId, routeDeliveriesFilter(companyId, routeIds), sql`select ${routes.routebase_address_id} from ${routes} where ${and(routeScope(companyId), inList(routes.id, routeIds))}`);
 
-function fullRecords(rows: RouteRow[], deliveryRows: DeliveryRow[], addressRows: AddressRow[]): RouteOut[] {
+function fullRecords(rows: RouteRecordRow[], deliveryRows: DeliveryRow[], addressRows: AddressRow[]): RouteOut[] {
   const byRoute = groupByRoute(presentDeliveriesWith(deliveryRows, addressRows));
   const bases = new Map(addressRows.map((a) => [a.id, a]));
   return rows.map((r) => {
@@ -169,20 +173,24 @@ function fullRecords(rows: RouteRow[], deliveryRows: DeliveryRow[], addressRows:
 }
 
 /** Full route records: deliveries and every address they show loaded for the whole page in one round trip. */
-export async function presentRoutes(db: Db, companyId: number, rows: RouteRow[]): Promise<RouteOut[]> {
+export async function presentRoutes(db: Db, companyId: number, rows: RouteRecordRow[]): Promise<RouteOut[]> {
   if (!rows.length) return [];
   const ids = rows.map((r) => r.id);
   const [deliveryRows, addressRows] = await db.batch([loadRouteDeliveries(db, companyId, ids), routeAddresses(db, companyId, ids)]);
   return fullRecords(rows, deliveryRows, addressRows);
 }
 
-/** The full record of the company's route with this id (one round trip), or 404. */
-export async function loadRouteRecord(db: Db, companyId: number, id: number): Promise<RouteOut> {
-  const [[row], deliveryRows, addressRows] = await db.batch([
-    db.select().from(routes).where(and(routeScope(companyId), eq(routes.id, id))),
+/** The statements of one full route record: the route, its deliveries in driving order, every address shown (one batch). */
+export const routeRecordStatements = (db: Db, companyId: number, id: number) =>
+  [
+    db.select(routeRecordColumns).from(routes).where(and(routeScope(companyId), eq(routes.id, id))),
     loadRouteDeliveries(db, companyId, [id]),
     routeAddresses(db, companyId, [id]),
-  ]);
+  ] as const;
+
+/** The full record of the company's route with this id (one round trip), or 404. */
+export async function loadRouteRecord(db: Db, companyId: number, id: number): Promise<RouteOut> {
+  const [[row], deliveryRows, addressRows] = await db.batch(routeRecordStatements(db, companyId, id));
   if (!row) throw notFound("Route");
   return fullRecords([row], deliveryRows, addressRows)[0];
 }
@@ -193,7 +201,7 @@ export interface MetadataOptions {
 }
 
 /** Reduced route records: delivery ids (one query for the page), durations in seconds. */
-export async function presentRouteMetadata(db: Db, companyId: number, rows: RouteRow[], options: MetadataOptions = {}): Promise<RouteMetadataOut[]> {
+export async function presentRouteMetadata(db: Db, companyId: number, rows: (RouteRecordRow & Partial<Pick<RouteRow, "routestring">>)[], options: MetadataOptions = {}): Promise<RouteMetadataOut[]> {
   if (!rows.length) return [];
   const links = await db
     .select({ id: deliveries.id, route_id: deliveries.route_id })
