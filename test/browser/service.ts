@@ -5,10 +5,12 @@
  * operator and public API, as scripts/dev.mjs does.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { uploadBasemap } from "../../scripts/basemap-upload.mjs";
+import { demoArchive } from "../../scripts/pmtiles-lib.mjs";
 
 const OPERATOR_TOKEN = "browser-test-operator-token";
 const JWT_SECRET = "browser-test-jwt-secret-0123456789abcdef0123456789";
@@ -42,7 +44,12 @@ function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-export async function startService(slug: string): Promise<Service> {
+export interface ServiceOptions {
+  /** Put the made-up demo region's PMTiles archive into the local R2 bucket first (the base map's vector mode), as `npm run dev` does. */
+  basemap?: boolean;
+}
+
+export async function startService(slug: string, options: ServiceOptions = {}): Promise<Service> {
   // The slug in the folder's name lets a test find what one start left behind.
   const state = mkdtempSync(join(tmpdir(), `dispatch-browser-${slug}-`));
   let dev: ChildProcess | undefined;
@@ -60,6 +67,11 @@ export async function startService(slug: string): Promise<Service> {
     const env = { ...process.env, CI: "true", NO_COLOR: "1" };
     const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", "DB", "--local", "--persist-to", state], { env, encoding: "utf8", timeout: 180_000 });
     if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.error ?? ""}${migrate.stderr}${migrate.stdout}`);
+    if (options.basemap) {
+      const file = join(state, "demo.pmtiles");
+      writeFileSync(file, await demoArchive());
+      uploadBasemap(file, { persistTo: state, env, quiet: true });
+    }
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     const vars = { JWT_SECRET, OPERATOR_TOKEN, ROUTING_TIME_BUDGET_MS: "1000" };
