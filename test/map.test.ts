@@ -115,6 +115,26 @@ describe("base map from a PMTiles archive in R2", () => {
     }
   });
 
+  it("a tile once read is answered by the edge cache, even after the archive is gone from R2", async () => {
+    const { x, y } = tileAt(12);
+    const url = `/tiles/12/${x}/${y}.mvt?v=${version}`;
+    const first = await fetchRaw(url);
+    expect(first.status).toBe(200);
+    const bytes = await first.arrayBuffer();
+    // The answer is stored after it was sent (waitUntil); the first read without R2 may come a moment later.
+    await env.UPLOADS.delete(DEFAULT_ARCHIVE_KEY);
+    try {
+      await expect.poll(async () => (await fetchRaw(url)).status, { timeout: 5000 }).toBe(200);
+      const cached = await fetchRaw(url);
+      expect(new Uint8Array(await cached.arrayBuffer())).toEqual(new Uint8Array(bytes));
+      expect(cached.headers.get("etag")).toBe(first.headers.get("etag"));
+      // A tile nobody read before has no copy: without the archive it is a 404.
+      expect((await fetchRaw(`/tiles/12/${x + 1}/${y}.mvt?v=${version}`)).status).toBe(404);
+    } finally {
+      await env.UPLOADS.put(DEFAULT_ARCHIVE_KEY, await demoArchive({ minzoom: 12, maxzoom: 13 }));
+    }
+  });
+
   it("the endpoints are in the OpenAPI document", async () => {
     const doc = (await call("GET", "/openapi.json")).body;
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/tiles/map.json", "/tiles/{z}/{x}/{y}.mvt", "/tiles/raster/{z}/{x}/{y}.png"]));

@@ -69,6 +69,7 @@ const stripTags = (s: string) => s.replace(/<[^>]*>/g, "").replace(/&copy;/g, "Â
 /** The archive's header and metadata, or null when there is none (or it is not a vector tile archive). Checks the object's etag on every call. */
 export async function archiveInfo(env: Env): Promise<ArchiveInfo | null> {
   const head = await env.UPLOADS.head(archiveKey(env));
+  checkedAt.set(archiveKey(env), Date.now());
   if (!head) return null;
   const archive = archiveOf(env);
   try {
@@ -164,7 +165,7 @@ export type TileAnswer =
  * `v`: the version the page asked for (`?v=` of the config's URL).
  */
 export async function vectorTile(env: Env, z: number, x: number, y: number, v: string | undefined): Promise<TileAnswer> {
-  const info = await archiveHeader(env);
+  const info = await archiveHeader(env, v);
   if (!info) return { status: 404, message: "No base map archive is configured" };
   if (z < info.minZoom || z > info.maxZoom) return { status: 404, message: `Zoom ${z} is outside the archive's zooms ${info.minZoom}â€“${info.maxZoom}` };
   if (x >= 2 ** z || y >= 2 ** z || !tileInBounds(z, x, y, [info.minLon, info.minLat, info.maxLon, info.maxLat]))
@@ -184,9 +185,31 @@ export async function vectorTile(env: Env, z: number, x: number, y: number, v: s
   return tile ? { status: 200, body: tile.data, etag, cacheControl } : { status: 204, etag, cacheControl };
 }
 
-async function archiveHeader(env: Env) {
+/** When this isolate last compared its archive's header with the object in R2, per key. */
+const checkedAt = new Map<string, number>();
+/** How long a header read from R2 is trusted for the bounds and zooms of tile requests. */
+const RECHECK_MS = 60_000;
+
+/**
+ * The archive's header for a tile request. The bounds and zooms decide 404s without reading R2, so a
+ * replaced archive must be noticed without a tile read: the object's etag is compared once a minute,
+ * and at once when the page asks for another version than the one cached (such answers are in the
+ * edge cache under their own URL, so this costs one metadata read per tile not yet cached).
+ */
+async function archiveHeader(env: Env, v: string | undefined) {
+  const key = archiveKey(env);
   try {
-    const header = await archiveOf(env).getHeader();
+    let header = await archiveOf(env).getHeader();
+    const since = Date.now() - (checkedAt.get(key) ?? 0);
+    if (since > RECHECK_MS || (v !== undefined && v !== version(header.etag ?? ""))) {
+      checkedAt.set(key, Date.now());
+      const head = await env.UPLOADS.head(key);
+      if (!head) throw new ArchiveMissing(key);
+      if (head.etag !== header.etag) {
+        archives.delete(key);
+        header = await archiveOf(env).getHeader();
+      }
+    }
     return header.tileType === TileType.Mvt ? { ...header, etag: header.etag ?? "" } : null;
   } catch (e) {
     if (e instanceof ArchiveMissing) {
