@@ -10,3 +10,4 @@ export interface ArchiveCheck {
 }
 export declare function checkArchive(file: string): ArchiveCheck;
 export declare function uploadBasemap(file: string, o?: { remote?: boolean; key?: string; persistTo?: string; env?: NodeJS.ProcessEnv; quiet?: boolean }): ArchiveCheck;
+export declare function removeBasemap(o?: { remote?: boolean; key?: string; persistTo?: string; env?: NodeJS.ProcessEnv }): void;

@@ -40,3 +40,14 @@ export function uploadBasemap(file, o = {}) {
   if (put.status !== 0) throw new Error(`wrangler r2 object put failed: ${put.error ?? ""}${put.stderr ?? ""}${put.stdout ?? ""}`);
   return info;
 }
+
+/**
+ * Deletes the archive from the bucket (locally unless `remote`): the pages fall back to raster tiles or none on their next load.
+ * @param {{remote?: boolean, key?: string, persistTo?: string, env?: NodeJS.ProcessEnv}} [o]
+ */
+export function removeBasemap(o = {}) {
+  const args = ["wrangler", "r2", "object", "delete", `${BUCKET}/${o.key ?? DEFAULT_KEY}`, o.remote ? "--remote" : "--local"];
+  if (o.persistTo) args.push("--persist-to", o.persistTo);
+  const del = spawnSync("npx", args, { encoding: "utf8", env: { ...(o.env ?? process.env), CI: "true" }, stdio: "pipe", timeout: 120_000 });
+  if (del.status !== 0) throw new Error(`wrangler r2 object delete failed: ${del.error ?? ""}${del.stderr ?? ""}${del.stdout ?? ""}`);
+}

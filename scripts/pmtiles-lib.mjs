@@ -278,6 +278,7 @@ function demoFeatures() {
     other.push([lng, lat - 0.00055]);
   }
   f.push({ layer: "water", type: 3, props: { kind: "water", name: "Spree" }, coords: [[...bank, ...other.reverse()]] });
+  for (const t of [0.3, 0.62]) f.push({ layer: "water", type: 1, props: { kind: "water", name: "Spree" }, coords: [[river(t)]] });
   const lake = [];
   for (let i = 0; i < 48; i++) lake.push([13.285 + 0.012 * Math.cos((i / 48) * 2 * Math.PI), 52.468 + 0.005 * Math.sin((i / 48) * 2 * Math.PI)]);
   f.push({ layer: "water", type: 3, props: { kind: "lake", name: "Lindensee" }, coords: [lake] });

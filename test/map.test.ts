@@ -151,6 +151,8 @@ describe("raster tiles from a configured tile server", () => {
       attribution: "© Example Maps",
       attribution_url: "https://www.openstreetmap.org/copyright",
     });
+    // A template without the tile's coordinates is no raster server.
+    expect((await mapConfig({ ...rasterEnv, MAP_RASTER_URL: "https://tiles.example/tile.png" }, ORIGIN)).mode).toBe("none");
     // An archive wins over the raster server.
     expect((await mapConfig({ ...rasterEnv, MAP_ARCHIVE_KEY: DEFAULT_ARCHIVE_KEY }, ORIGIN)).mode).toBe("vector");
   });

@@ -1,12 +1,16 @@
 /**
  * The console's base map, chosen at runtime: the made-up demo region's PMTiles archive in the local
- * R2 bucket (vector tiles drawn on canvas), a raster tile server passed through the service, and
- * no base map (country outlines) — every request from the page to the service's own origin.
+ * R2 bucket (vector tiles drawn on canvas); once it is deleted, the raster tile server of
+ * MAP_RASTER_URL (a loopback server here) passed through the service; no base map (country
+ * outlines, the config's answer stubbed: the service has a raster server) — every request from the
+ * page to the service's own origin.
  * Screenshots at city zoom (1x and 2x pixel ratio) land in test-results/browser/.
  */
 import { readFileSync } from "node:fs";
+import { type Server, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_ATTRIBUTION } from "../../scripts/pmtiles-lib.mjs";
 import { SHOTS, logIn, seedCompany, startServiceAndBrowser, takePicturesAndStop, tomorrow, watchErrors as watch } from "./fixtures";
 import type { Service } from "./service";
@@ -64,12 +68,27 @@ async function zoomIn(page: Page, steps: number) {
   }
 }
 
+/** A raster tile server on the loopback: every tile the same picture; the paths it was asked for. */
+const tileServerPaths: string[] = [];
+let tileServer: Server;
+
 beforeAll(async () => {
-  [service, browser] = await startServiceAndBrowser("basemap", undefined, { basemap: true });
+  const png = readFileSync("node_modules/leaflet/dist/images/layers.png");
+  tileServer = createServer((req, res) => {
+    tileServerPaths.push(req.url ?? "");
+    res.writeHead(200, { "content-type": "image/png" }).end(png);
+  });
+  await new Promise<void>((resolve) => tileServer.listen(0, "127.0.0.1", resolve));
+  const { port } = tileServer.address() as AddressInfo;
+  [service, browser] = await startServiceAndBrowser("basemap", undefined, {
+    basemap: true,
+    vars: { MAP_RASTER_URL: `http://127.0.0.1:${port}/{z}/{x}/{y}.png`, MAP_RASTER_ATTRIBUTION: "© Example Maps", MAP_RASTER_ATTRIBUTION_URL: "https://example.org/copyright" },
+  });
   await seedCompany(service, { companyname: "Basemap Logistics", dispatcher: DISPATCHER, driver: DRIVER, places: 6, tours: 2 });
 }, 240_000);
 
 takePicturesAndStop(() => ({ browser, service }));
+afterAll(() => new Promise<void>((resolve) => (tileServer ? tileServer.close(() => resolve()) : resolve())));
 
 describe("console base map", () => {
   it("draws the archive's streets, water and names under the tours, every tile from the service's own origin", async () => {
@@ -112,23 +131,17 @@ describe("console base map", () => {
     await context.close();
   });
 
-  it("without an archive, draws the configured raster tiles through the service, with their attribution", async () => {
-    // What /tiles/map.json answers on a deployment with MAP_RASTER_URL and no archive; the tiles a grey picture.
-    const png = readFileSync("node_modules/leaflet/dist/images/layers.png");
-    const { context, page, requests } = await openConsole("raster", {
-      route: async (ctx) => {
-        await ctx.route(`${service.base}/tiles/map.json`, (r) =>
-          r.fulfill({
-            json: { mode: "raster", tiles: `${service.base}/tiles/raster/{z}/{x}/{y}.png`, attribution: "© Example Maps", attribution_url: "https://example.org/copyright", bounds: null, center: null, minzoom: 0, maxzoom: 19 },
-          }),
-        );
-        await ctx.route(/\/tiles\/raster\//, (r) => r.fulfill({ body: png, contentType: "image/png" }));
-      },
-    });
+  it("once the archive is deleted, draws the configured raster tiles through the service, with their attribution", async () => {
+    // The same running service: no rebuild, no restart; the next page load reads the new mode.
+    service.removeBasemap();
+    const { context, page, requests } = await openConsole("raster");
     await expect.poll(() => page.locator(".map").getAttribute("data-basemap")).toBe("raster");
     await expect.poll(() => page.locator("img.leaflet-tile.leaflet-tile-loaded").count()).toBeGreaterThan(3);
     const srcs = await page.locator("img.leaflet-tile").evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).src));
     expect(srcs.every((s) => s.startsWith(`${service.base}/tiles/raster/`))).toBe(true);
+    // The Worker fetched them from the tile server; the browser never did.
+    expect(tileServerPaths.length).toBeGreaterThan(3);
+    expect(tileServerPaths.every((p) => /^\/\d+\/\d+\/\d+\.png$/.test(p))).toBe(true);
     const attribution = page.locator(".leaflet-control-attribution a");
     expect(await attribution.textContent()).toBe("© Example Maps");
     expect(await attribution.getAttribute("href")).toBe("https://example.org/copyright");
@@ -136,6 +149,7 @@ describe("console base map", () => {
     expect(await page.locator("path.country-outline").count()).toBe(0);
     expect(requests.some((u) => u.includes("vector-basemap"))).toBe(false);
     expect(foreign(requests)).toEqual([]);
+    await page.screenshot({ path: `${SHOTS}/basemap-raster.png` });
     expect(pageErrors).toEqual([]);
     await context.close();
   });

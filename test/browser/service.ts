@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { uploadBasemap } from "../../scripts/basemap-upload.mjs";
+import { removeBasemap, uploadBasemap } from "../../scripts/basemap-upload.mjs";
 import { demoArchive } from "../../scripts/pmtiles-lib.mjs";
 
 const OPERATOR_TOKEN = "browser-test-operator-token";
@@ -22,6 +22,8 @@ export interface Service {
   /** A call to the public API (`/<slug>/api...`) or `/<slug>/auth`; throws on a non-2xx answer. */
   call<T = any>(method: string, path: string, body?: unknown, token?: string): Promise<T>;
   operator<T = any>(method: string, path: string, body?: unknown): Promise<T>;
+  /** Deletes the base map's archive from the service's local R2 bucket while it runs. */
+  removeBasemap(): void;
 }
 
 async function freePort(): Promise<number> {
@@ -47,6 +49,8 @@ function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
 export interface ServiceOptions {
   /** Put the made-up demo region's PMTiles archive into the local R2 bucket first (the base map's vector mode), as `npm run dev` does. */
   basemap?: boolean;
+  /** More Worker variables (`--var`), e.g. `MAP_RASTER_URL`. */
+  vars?: Record<string, string>;
 }
 
 export async function startService(slug: string, options: ServiceOptions = {}): Promise<Service> {
@@ -74,7 +78,7 @@ export async function startService(slug: string, options: ServiceOptions = {}): 
     }
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const vars = { JWT_SECRET, OPERATOR_TOKEN, ROUTING_TIME_BUDGET_MS: "1000" };
+    const vars = { JWT_SECRET, OPERATOR_TOKEN, ROUTING_TIME_BUDGET_MS: "1000", ...options.vars };
     const child = spawn(
       "npx",
       ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`])],
@@ -93,14 +97,14 @@ export async function startService(slug: string, options: ServiceOptions = {}): 
       if (i > 240 || child.exitCode !== null) throw new Error(`wrangler dev did not come up:\n${log}`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    return service(base, slug, stop);
+    return service(base, slug, stop, () => removeBasemap({ persistTo: state, env }));
   } catch (e) {
     await stop();
     throw e;
   }
 }
 
-function service(base: string, slug: string, stop: () => Promise<void>): Service {
+function service(base: string, slug: string, stop: () => Promise<void>, removeBasemap: () => void): Service {
   const request = async (method: string, url: string, authorization: string | undefined, body: unknown) => {
     const res = await fetch(url, {
       method,
@@ -115,6 +119,7 @@ function service(base: string, slug: string, stop: () => Promise<void>): Service
     base,
     slug,
     stop,
+    removeBasemap,
     call: (method, path, body, token) => request(method, `${base}/${slug}${path}`, token ? `JWT ${token}` : undefined, body),
     operator: (method, path, body) => request(method, `${base}/_operator${path}`, `Bearer ${OPERATOR_TOKEN}`, body),
   };

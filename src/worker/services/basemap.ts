@@ -9,6 +9,7 @@
  */
 import { EtagMismatch, PMTiles, type RangeResponse, type Source, TileType } from "pmtiles";
 import type { Env } from "../env";
+import { log } from "../lib/log";
 
 export const DEFAULT_ARCHIVE_KEY = "basemap/region.pmtiles";
 /** A tile URL that names the archive's version (`?v=`) is cached this long; without or with an old one, a day. */
@@ -99,6 +100,15 @@ export async function archiveInfo(env: Env): Promise<ArchiveInfo | null> {
   }
 }
 
+/** `MAP_RASTER_URL` when it is a usable template (http(s), with {z}, {x} and {y}); a broken one is logged and treated as unset. */
+function rasterTemplate(env: Env): string | null {
+  const url = env.MAP_RASTER_URL;
+  if (!url) return null;
+  if (/^https?:\/\/[^/]+\//.test(url) && ["{z}", "{x}", "{y}"].every((p) => url.includes(p))) return url;
+  log("warn", "MAP_RASTER_URL is not an http(s) URL template with {z}, {x} and {y}; no raster tiles", { url });
+  return null;
+}
+
 export type MapMode = "vector" | "raster" | "none";
 
 export interface MapConfig {
@@ -127,7 +137,7 @@ export async function mapConfig(env: Env, origin: string): Promise<MapConfig> {
       minzoom: info.minzoom,
       maxzoom: info.maxzoom,
     };
-  if (env.MAP_RASTER_URL)
+  if (rasterTemplate(env))
     return {
       mode: "raster",
       tiles: `${base}/tiles/raster/{z}/{x}/{y}.png`,
@@ -228,9 +238,10 @@ export type RasterAnswer = { status: 200; body: ReadableStream | null; contentTy
  * server fails or answers something that is not an image.
  */
 export async function rasterTile(env: Env, z: number, x: number, y: number, fetcher: typeof fetch = fetch): Promise<RasterAnswer> {
-  if (!env.MAP_RASTER_URL) return { status: 404, message: "No raster tile server is configured" };
+  const template = rasterTemplate(env);
+  if (!template) return { status: 404, message: "No raster tile server is configured" };
   if (z > RASTER_MAX_ZOOM || x >= 2 ** z || y >= 2 ** z) return { status: 404, message: `Tile ${z}/${x}/${y} is outside the tile grid` };
-  const url = env.MAP_RASTER_URL.replace("{z}", String(z)).replace("{x}", String(x)).replace("{y}", String(y)).replace("{s}", "a");
+  const url = template.replace("{z}", String(z)).replace("{x}", String(x)).replace("{y}", String(y)).replace("{s}", "a");
   let res: Response;
   try {
     // Tile servers' usage policies ask for an identifying User-Agent; the platform caches the upstream answer.
