@@ -1,5 +1,5 @@
 import { env } from "cloudflare:test";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { DEMO_ATTRIBUTION, DEMO_BOUNDS, demoArchive, encodeTile, tilesOf, writePmtiles } from "../scripts/pmtiles-lib.mjs";
 import { DEFAULT_ARCHIVE_KEY, mapConfig, rasterTile } from "../src/worker/services/basemap";
 import { ORIGIN, call } from "./helpers";
@@ -131,6 +131,23 @@ describe("base map from a PMTiles archive in R2", () => {
       // A tile nobody read before has no copy: without the archive it is a 404.
       expect((await fetchRaw(`/tiles/12/${x + 1}/${y}.mvt?v=${version}`)).status).toBe(404);
     } finally {
+      await env.UPLOADS.put(DEFAULT_ARCHIVE_KEY, await demoArchive({ minzoom: 12, maxzoom: 13 }));
+    }
+  });
+
+  it("an object at the key that is no PMTiles archive counts as none (logged), not as an error", async () => {
+    await env.UPLOADS.put(DEFAULT_ARCHIVE_KEY, new TextEncoder().encode("not an archive, ".repeat(2000)));
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const config = await call("GET", "/tiles/map.json");
+      expect(config.status).toBe(200);
+      expect(config.body.mode).toBe("none");
+      const { x, y } = tileAt(13);
+      // A URL nobody read before (the edge cache keeps earlier answers).
+      expect((await call("GET", `/tiles/13/${x}/${y + 1}.mvt?v=unread`)).body).toMatchObject({ code: 404, message: "No base map archive is configured" });
+      expect(errors.mock.calls.map((c) => String(c[0])).some((line) => line.includes("not a PMTiles v3 archive"))).toBe(true);
+    } finally {
+      errors.mockRestore();
       await env.UPLOADS.put(DEFAULT_ARCHIVE_KEY, await demoArchive({ minzoom: 12, maxzoom: 13 }));
     }
   });

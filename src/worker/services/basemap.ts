@@ -23,6 +23,16 @@ export const archiveKey = (env: Pick<Env, "MAP_ARCHIVE_KEY">) => env.MAP_ARCHIVE
 /** The archive has no object at its key (any more). */
 class ArchiveMissing extends Error {}
 
+/** pmtiles' refusals of an object that is no PMTiles v3 archive (it keeps them for its instance: the instance is dropped). */
+const isInvalidArchive = (e: unknown) => e instanceof Error && /magic number|spec version|Empty directory|varint/i.test(e.message);
+
+/** An unusable archive answers as none (logged): the pages still draw their fallback instead of failing. */
+function unusable(env: Env, e: unknown): null {
+  archives.delete(archiveKey(env));
+  log("error", "the base map archive in R2 is not a PMTiles v3 archive; pages draw no base map", { key: archiveKey(env), error: e });
+  return null;
+}
+
 /** Range reads of the archive object; `etag` pins the version the cached header and directories came from. */
 class R2Source implements Source {
   constructor(
@@ -83,7 +93,9 @@ export async function archiveInfo(env: Env): Promise<ArchiveInfo | null> {
     if (header.tileType !== TileType.Mvt) return null;
     const metadata = ((await archiveOf(env).getMetadata()) ?? {}) as { name?: unknown; attribution?: unknown };
     const html = typeof metadata.attribution === "string" ? metadata.attribution : "";
-    const href = /href="(https:\/\/[^"]+)"/.exec(html)?.[1] ?? null;
+    // OpenStreetMap data links to its licence (ODbL) page; other data to the first https link of its attribution.
+    const osm = !html || /openstreetmap/i.test(html);
+    const href = osm ? "https://www.openstreetmap.org/copyright" : (/href="(https:\/\/[^"]+)"/.exec(html)?.[1] ?? null);
     return {
       etag: header.etag ?? head.etag,
       bounds: [header.minLon, header.minLat, header.maxLon, header.maxLat],
@@ -92,10 +104,11 @@ export async function archiveInfo(env: Env): Promise<ArchiveInfo | null> {
       maxzoom: header.maxZoom,
       name: typeof metadata.name === "string" ? metadata.name : null,
       attribution: stripTags(html) || "© OpenStreetMap contributors",
-      attributionUrl: href ?? (html && !/openstreetmap/i.test(html) ? null : "https://www.openstreetmap.org/copyright"),
+      attributionUrl: href,
     };
   } catch (e) {
     if (e instanceof ArchiveMissing) return null;
+    if (isInvalidArchive(e)) return unusable(env, e);
     throw e;
   }
 }
@@ -226,6 +239,7 @@ async function archiveHeader(env: Env, v: string | undefined) {
       archives.delete(archiveKey(env));
       return null;
     }
+    if (isInvalidArchive(e)) return unusable(env, e);
     throw e;
   }
 }
