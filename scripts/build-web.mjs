@@ -38,7 +38,8 @@ const pages = {
 };
 // The console splits off what it imports on demand (the vector base map's renderer: assets/chunks/*),
 // so a deployment without an archive never loads it. The driver app stays one file (its service worker keeps it offline).
-await build({ ...pages, entryPoints: { console: "src/web/console/main.tsx" }, splitting: true, chunkNames: "chunks/[name]-[hash]" });
+// Chunk names carry no hash, so a rebuild overwrites them in place like every other asset (nothing is removed under a running wrangler dev).
+await build({ ...pages, entryPoints: { console: "src/web/console/main.tsx" }, splitting: true, chunkNames: "chunks/[name]" });
 await build({ ...pages, entryPoints: { driver: "src/web/driver/main.tsx" } });
 
 /** The HTML shell of a page: its stylesheet and module, nothing inline (the CSP allows no inline script or style). `head`: more links. */
