@@ -88,7 +88,13 @@ switch (positionals[0]) {
   case "upload-basemap": {
     need("file");
     const { uploadBasemap } = await import("./basemap-upload.mjs");
-    const info = uploadBasemap(values.file, { remote: values.remote, key: values.key });
+    let info;
+    try {
+      info = uploadBasemap(values.file, { remote: values.remote, key: values.key });
+    } catch (e) {
+      console.error(e.message);
+      process.exit(1);
+    }
     console.log(`base map: zooms ${info.minzoom}–${info.maxzoom}, bounds ${info.bounds.join(", ")}, ${(info.bytes / 1e6).toFixed(1)} MB; the pages show it on their next load`);
     break;
   }
