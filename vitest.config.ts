@@ -40,6 +40,8 @@ export default defineConfig({
               // environment on a fresh clone and after `npm run dev`.
               bindings: {
                 WEBHOOK_ALLOW_PRIVATE: "false",
+                // The base map tests expect no raster server unless they configure one (test/map.test.ts).
+                MAP_RASTER_URL: "",
                 JWT_SECRET: "test-jwt-secret-0123456789abcdef0123456789abcdef",
                 OPERATOR_TOKEN: "test-operator-token",
                 // Short solver runs keep the suite fast; quality is measured by the benchmarks.

@@ -8,8 +8,8 @@
  *   app/driver.webmanifest, app/driver-sw.js, assets/driver-icon.svg
  *                                       the driver app as a PWA (served at /<slug>/driver.webmanifest and /<slug>/driver-sw.js)
  *   _headers                            Content-Security-Policy and friends for every asset
- * `MAP_TILE_URL` (e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png) switches raster
- * tiles on and allows their origin in the CSP; without it the pages load nothing from elsewhere.
+ * The base map is chosen by the pages at runtime (`GET /tiles/map.json`, README "Base map"); its
+ * tiles come from the service's own origin, so the pages load nothing from elsewhere.
  * Prints the gzip size of every file; `--quiet` prints only the total.
  */
 import { build } from "esbuild";
@@ -20,14 +20,11 @@ import { gzipSync } from "node:zlib";
 import { staticHeaders } from "./static-headers.mjs";
 
 const OUT = "dist/web";
-const tileUrl = process.env.MAP_TILE_URL ?? "";
-const tileOrigin = tileUrl ? new URL(tileUrl.replace(/\{[a-z]\}/g, "a")).origin : "";
 
 // Written over in place, never removed first: a running wrangler dev or vitest pool may be reading it.
 mkdirSync(`${OUT}/app`, { recursive: true });
 
-await build({
-  entryPoints: { console: "src/web/console/main.tsx", driver: "src/web/driver/main.tsx" },
+const pages = {
   outdir: `${OUT}/assets`,
   bundle: true,
   minify: true,
@@ -36,10 +33,14 @@ await build({
   jsx: "automatic",
   jsxImportSource: "preact",
   loader: { ".png": "file", ".svg": "file" },
-  define: { MAP_TILE_URL: JSON.stringify(tileUrl) },
   legalComments: "linked",
   logLevel: "warning",
-});
+};
+// The console splits off what it imports on demand (the vector base map's renderer: assets/chunks/*),
+// so a deployment without an archive never loads it. The driver app stays one file (its service worker keeps it offline).
+// Chunk names carry no hash, so a rebuild overwrites them in place like every other asset (nothing is removed under a running wrangler dev).
+await build({ ...pages, entryPoints: { console: "src/web/console/main.tsx" }, splitting: true, chunkNames: "chunks/[name]" });
+await build({ ...pages, entryPoints: { driver: "src/web/driver/main.tsx" } });
 
 /** The HTML shell of a page: its stylesheet and module, nothing inline (the CSP allows no inline script or style). `head`: more links. */
 const page = (app, title, head = '<link rel="icon" href="data:,">') => `<!doctype html>
@@ -87,7 +88,7 @@ writeFileSync(
   `${OUT}/_redirects`,
   ["/:slug/console /app/console 200", "/:slug/driver /app/driver 200", "/:slug/driver.webmanifest /app/driver.webmanifest 200", "/:slug/driver-sw.js /app/driver-sw.js 200", ""].join("\n"),
 );
-writeFileSync(`${OUT}/_headers`, staticHeaders(tileOrigin));
+writeFileSync(`${OUT}/_headers`, staticHeaders());
 
 const files = (dir) => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
 const sizes = files(OUT)

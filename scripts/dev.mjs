@@ -2,10 +2,16 @@
 /**
  * Local service in one command: secrets from .dev.vars.example, D1 migrations
  * applied to both local shards (DB, DB_SHARD_1), `wrangler dev` on http://127.0.0.1:8787,
- * and the demo company seeded through the operator API.
+ * the demo company seeded through the operator API, and — when the local
+ * service has no base map yet — the made-up demo region's PMTiles archive put
+ * into the local R2 bucket, so the console shows streets under the tours.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { uploadBasemap } from "./basemap-upload.mjs";
+import { demoArchive } from "./pmtiles-lib.mjs";
 
 const PORT = process.env.PORT ?? "8787";
 const BASE = `http://127.0.0.1:${PORT}`;
@@ -90,7 +96,23 @@ async function seedDemoData() {
   }
 }
 
+/** The demo region's archive into the local bucket, unless the service already has a base map (an operator's extract, or raster tiles in .dev.vars). */
+async function seedBaseMap() {
+  const config = await (await fetch(`${BASE}/tiles/map.json`)).json();
+  if (config.mode !== "none") return;
+  const dir = mkdtempSync(join(tmpdir(), "dispatch-basemap-"));
+  try {
+    const file = join(dir, "demo.pmtiles");
+    writeFileSync(file, await demoArchive());
+    uploadBasemap(file, { quiet: true });
+    console.log("  Base map: the made-up demo region (npm run operator -- upload-basemap --file <extract>.pmtiles replaces it)");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 waitForService()
+  .then(seedBaseMap)
   .then(seedDemo)
   .catch((err) => {
     console.error(err.message);

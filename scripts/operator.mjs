@@ -10,6 +10,8 @@
  *   npm run operator -- shards   (the D1 databases, companies on each, companies moving)
  *   npm run operator -- move-company --slug acme --shard 1   (copy, verify, switch, clean up: step after step until done; resumable)
  *   npm run operator -- import-areas --file plz.geojson [--replace]   (postal-code polygons: properties.plz|postcode|PLZ, optional note)
+ *   npm run operator -- upload-basemap --file region.pmtiles [--remote] [--key basemap/region.pmtiles]   (the base map archive into R2; README "Base map")
+ *   npm run operator -- demo-basemap --file demo.pmtiles   (writes the made-up demo region's archive)
  *
  * Target: --url (or OPERATOR_URL, default http://127.0.0.1:8787); token: --token (or OPERATOR_TOKEN, default dev-operator-token).
  */
@@ -19,8 +21,9 @@ const { positionals, values } = parseArgs({
   allowPositionals: true,
   options: Object.fromEntries(
     [
-      ...["url", "token", "slug", "name", "email", "password", "firstname", "lastname", "usertype", "street", "housenumber", "postalcode", "city", "country", "lat", "lng", "timezone", "page", "q", "file", "shard"].map((k) => [k, { type: "string" }]),
+      ...["url", "token", "slug", "name", "email", "password", "firstname", "lastname", "usertype", "street", "housenumber", "postalcode", "city", "country", "lat", "lng", "timezone", "page", "q", "file", "shard", "key"].map((k) => [k, { type: "string" }]),
       ["replace", { type: "boolean" }],
+      ["remote", { type: "boolean" }],
     ],
   ),
 });
@@ -91,8 +94,29 @@ switch (positionals[0]) {
     need("file");
     await importAreas(values.file, values.replace === true);
     break;
+  case "upload-basemap": {
+    need("file");
+    const { uploadBasemap } = await import("./basemap-upload.mjs");
+    let info;
+    try {
+      info = uploadBasemap(values.file, { remote: values.remote, key: values.key });
+    } catch (e) {
+      console.error(e.message);
+      process.exit(1);
+    }
+    console.log(`base map: zooms ${info.minzoom}–${info.maxzoom}, bounds ${info.bounds.join(", ")}, ${(info.bytes / 1e6).toFixed(1)} MB; the pages show it on their next load`);
+    break;
+  }
+  case "demo-basemap": {
+    need("file");
+    const { writeFileSync } = await import("node:fs");
+    const { demoArchive } = await import("./pmtiles-lib.mjs");
+    writeFileSync(values.file, await demoArchive());
+    console.log(`wrote ${values.file}`);
+    break;
+  }
   default:
-    console.error("usage: npm run operator -- create-company|add-user|outbox|usage|shards|move-company|import-areas [options] (see scripts/operator.mjs)");
+    console.error("usage: npm run operator -- create-company|add-user|outbox|usage|shards|move-company|import-areas|upload-basemap|demo-basemap [options] (see scripts/operator.mjs)");
     process.exit(2);
 }
 

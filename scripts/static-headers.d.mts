@@ -1,2 +1,2 @@
 /** See static-headers.mjs. */
-export function staticHeaders(tileOrigin: string): string;
+export function staticHeaders(): string;

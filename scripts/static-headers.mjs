@@ -3,15 +3,16 @@
  * security headers the Worker puts on its own answers
  * (src/worker/middleware/security-headers.ts), with the pages' CSP. Used by
  * build-web.mjs; test/static-headers.test.ts checks what it produces.
- * @param {string} tileOrigin origin of the map tiles allowed in img-src ("" for none)
+ * Images (map tiles included) come from the service's own origin only: the Worker serves the base
+ * map's vector tiles and passes raster tiles on (src/worker/routes/map.ts).
  * @returns {string}
  */
-export function staticHeaders(tileOrigin) {
+export function staticHeaders() {
   const csp = [
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
-    `img-src 'self' data:${tileOrigin ? ` ${tileOrigin}` : ""}`,
+    "img-src 'self' data:",
     "connect-src 'self'",
     "manifest-src 'self'",
     "worker-src 'self'",

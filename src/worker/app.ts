@@ -2,6 +2,7 @@
  * The HTTP edge: one middleware chain per area, then the resource routes.
  *   *                   request id + log context -> CORS -> body limit
  *   /_operator/*        operator token
+ *   /tiles/*            the base map (public, not company-scoped; routes/map.ts)
  *   /<slug>/auth        company (its shard) -> D1 session -> login
  *   /<slug>/register    company -> registration with a code
  *   /<slug>/api/*       company (its shard) -> D1 session -> rate limit -> JWT -> (route) role guard -> handler
@@ -27,6 +28,7 @@ import { deliveryRoutes } from "./routes/deliveries";
 import { driverRoutes } from "./routes/drivers";
 import { lifecycleRoutes } from "./routes/lifecycle";
 import { liveRoutes } from "./routes/live";
+import { mapRoutes } from "./routes/map";
 import { operatorRoutes } from "./routes/operator";
 import { routingRoutes } from "./routes/routing";
 import { routeRoutes } from "./routes/routes";
@@ -92,6 +94,8 @@ export function createApp() {
     }),
   );
   app.route("/_operator", operatorRoutes);
+  // The base map: public (the tracking page reads it too), not company-scoped, before `/:slug`.
+  app.route("/", mapRoutes);
   app.route("/:slug", company);
 
   // Liveness for load balancers and monitors: no binding is touched.

@@ -67,6 +67,13 @@ export interface Env {
   ROAD_ENGINE_URL?: string;
   /** Largest table the engine answers per request (OSRM's max-table-size, default 100). */
   ROAD_ENGINE_MAX_TABLE?: string;
+  /** Key of the base map's PMTiles archive in `UPLOADS` (default `basemap/region.pmtiles`; README "Base map"). */
+  MAP_ARCHIVE_KEY?: string;
+  /** Raster tile URL template ({z}/{x}/{y}) used when there is no archive; the Worker fetches the tiles for the pages. */
+  MAP_RASTER_URL?: string;
+  /** Attribution text of the raster tiles (default `© OpenStreetMap contributors`) and where it links to. */
+  MAP_RASTER_ATTRIBUTION?: string;
+  MAP_RASTER_ATTRIBUTION_URL?: string;
   GEOCODER_URL?: string;
   GEOCODER_KIND?: string;
   GEOCODER_KEY?: string;

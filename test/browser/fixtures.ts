@@ -8,7 +8,7 @@ import { mkdirSync } from "node:fs";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { afterAll, afterEach, inject } from "vitest";
 import type { BrowserChoice } from "./chromium";
-import { type Service, startService } from "./service";
+import { type Service, type ServiceOptions, startService } from "./service";
 
 export const SHOTS = "test-results/browser";
 export const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
@@ -32,10 +32,10 @@ export interface Person {
  * found), started side by side. When either fails to start, the other is stopped before the
  * error is passed on: a file whose start failed leaves nothing running.
  */
-export async function startServiceAndBrowser(slug: string, browser: BrowserChoice = inject("chromium")): Promise<[Service, Browser]> {
+export async function startServiceAndBrowser(slug: string, browser: BrowserChoice = inject("chromium"), options: ServiceOptions = {}): Promise<[Service, Browser]> {
   mkdirSync(SHOTS, { recursive: true });
   const [service, launched] = await Promise.allSettled([
-    startService(slug),
+    startService(slug, options),
     chromium.launch({ executablePath: browser.executablePath, env: { ...process.env, ...browser.env }, args: ["--no-sandbox"] }),
   ]);
   if (service.status === "fulfilled" && launched.status === "fulfilled") return [service.value, launched.value];

@@ -5,10 +5,12 @@
  * operator and public API, as scripts/dev.mjs does.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { removeBasemap, uploadBasemap } from "../../scripts/basemap-upload.mjs";
+import { demoArchive } from "../../scripts/pmtiles-lib.mjs";
 
 const OPERATOR_TOKEN = "browser-test-operator-token";
 const JWT_SECRET = "browser-test-jwt-secret-0123456789abcdef0123456789";
@@ -20,6 +22,8 @@ export interface Service {
   /** A call to the public API (`/<slug>/api...`) or `/<slug>/auth`; throws on a non-2xx answer. */
   call<T = any>(method: string, path: string, body?: unknown, token?: string): Promise<T>;
   operator<T = any>(method: string, path: string, body?: unknown): Promise<T>;
+  /** Deletes the base map's archive from the service's local R2 bucket while it runs. */
+  removeBasemap(): void;
 }
 
 async function freePort(): Promise<number> {
@@ -42,7 +46,14 @@ function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
   }
 }
 
-export async function startService(slug: string): Promise<Service> {
+export interface ServiceOptions {
+  /** Put the made-up demo region's PMTiles archive into the local R2 bucket first (the base map's vector mode), as `npm run dev` does. */
+  basemap?: boolean;
+  /** More Worker variables (`--var`), e.g. `MAP_RASTER_URL`. */
+  vars?: Record<string, string>;
+}
+
+export async function startService(slug: string, options: ServiceOptions = {}): Promise<Service> {
   // The slug in the folder's name lets a test find what one start left behind.
   const state = mkdtempSync(join(tmpdir(), `dispatch-browser-${slug}-`));
   let dev: ChildProcess | undefined;
@@ -63,9 +74,14 @@ export async function startService(slug: string): Promise<Service> {
       const migrate = spawnSync("npx", ["wrangler", "d1", "migrations", "apply", shard, "--local", "--persist-to", state], { env, encoding: "utf8", timeout: 180_000 });
       if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.error ?? ""}${migrate.stderr}${migrate.stdout}`);
     }
+    if (options.basemap) {
+      const file = join(state, "demo.pmtiles");
+      writeFileSync(file, await demoArchive());
+      uploadBasemap(file, { persistTo: state, env, quiet: true });
+    }
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const vars = { JWT_SECRET, OPERATOR_TOKEN, ROUTING_TIME_BUDGET_MS: "1000" };
+    const vars = { JWT_SECRET, OPERATOR_TOKEN, ROUTING_TIME_BUDGET_MS: "1000", ...options.vars };
     const child = spawn(
       "npx",
       ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", state, "--show-interactive-dev-session=false", ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`])],
@@ -84,14 +100,14 @@ export async function startService(slug: string): Promise<Service> {
       if (i > 240 || child.exitCode !== null) throw new Error(`wrangler dev did not come up:\n${log}`);
       await new Promise((r) => setTimeout(r, 250));
     }
-    return service(base, slug, stop);
+    return service(base, slug, stop, () => removeBasemap({ persistTo: state, env }));
   } catch (e) {
     await stop();
     throw e;
   }
 }
 
-function service(base: string, slug: string, stop: () => Promise<void>): Service {
+function service(base: string, slug: string, stop: () => Promise<void>, removeBasemap: () => void): Service {
   const request = async (method: string, url: string, authorization: string | undefined, body: unknown) => {
     const res = await fetch(url, {
       method,
@@ -106,6 +122,7 @@ function service(base: string, slug: string, stop: () => Promise<void>): Service
     base,
     slug,
     stop,
+    removeBasemap,
     call: (method, path, body, token) => request(method, `${base}/${slug}${path}`, token ? `JWT ${token}` : undefined, body),
     operator: (method, path, body) => request(method, `${base}/_operator${path}`, `Bearer ${OPERATOR_TOKEN}`, body),
   };

@@ -1,13 +1,24 @@
 /**
- * The console's map (Leaflet, SVG renderer: no GPU needed). Without a tile
- * URL it draws on a plain background with a light outline of the countries
- * (world-atlas, served as a static asset); `MAP_TILE_URL` at build time
- * switches raster tiles on.
+ * The console's map (Leaflet, SVG renderer for the tours: no GPU needed). The base map is chosen at
+ * runtime from `GET /tiles/map.json` (README "Base map"): the deployment's vector tile archive
+ * (protomaps-leaflet draws it on canvas tiles, style in basemap-style.ts), else the configured
+ * raster tiles, else a plain background with a light outline of the countries (world-atlas, served
+ * as a static asset; also drawn around the archive's region). Every tile comes from the page's own
+ * origin (the Worker reads the archive or passes the raster tiles on), so the CSP stays `img-src 'self'`.
  */
 import L from "leaflet";
 import { feature } from "topojson-client";
 
-declare const MAP_TILE_URL: string;
+/** `GET /tiles/map.json`. */
+export interface BaseMapConfig {
+  mode: "vector" | "raster" | "none";
+  tiles: string | null;
+  attribution: string | null;
+  attribution_url: string | null;
+  bounds: [number, number, number, number] | null;
+  minzoom: number | null;
+  maxzoom: number | null;
+}
 
 export type LngLat = [number, number];
 
@@ -29,9 +40,15 @@ export interface MapRoute {
 /** The map pane of area layers: under the routes and stops. */
 export const AREA_PANE = "areas";
 const OUTLINE_PANE = "outline";
+/** Deepest zoom the map offers; vector tiles are drawn from the archive's deepest level beyond it. */
+const MAX_ZOOM = 18;
 
 const toLatLng = ([lng, lat]: LngLat): L.LatLngExpression => [lat, lng];
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The attribution the data's licence requires, as text with a link to the licence (never the archive's own HTML). */
+const attributionHtml = (text: string, url: string | null) =>
+  url && /^https:\/\//.test(url) ? `<a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">${escapeHtml(text)}</a>` : escapeHtml(text);
 
 export class DispatchMap {
   private readonly map: L.Map;
@@ -42,14 +59,40 @@ export class DispatchMap {
   private bounds: Map<number, L.LatLngBounds> = new Map();
   private fitted = false;
 
-  constructor(el: HTMLElement) {
-    this.map = L.map(el, { zoomControl: true, attributionControl: !!MAP_TILE_URL, keyboard: true }).setView([51.2, 10.4], 6);
-    // Panes under the routes' overlay pane (z-index 400): the country outlines at the bottom, the areas above them.
-    this.map.createPane(OUTLINE_PANE).style.zIndex = "250";
+  constructor(private readonly el: HTMLElement) {
+    this.map = L.map(el, { zoomControl: true, attributionControl: true, keyboard: true, maxZoom: MAX_ZOOM }).setView([51.2, 10.4], 6);
+    this.map.attributionControl.setPrefix(false);
+    // Panes under the routes' overlay pane (z-index 400): the country outlines at the bottom, the
+    // base map's tiles (tile pane, 200) over them, the areas above both.
+    this.map.createPane(OUTLINE_PANE).style.zIndex = "150";
     this.map.createPane(AREA_PANE).style.zIndex = "350";
-    if (MAP_TILE_URL) L.tileLayer(MAP_TILE_URL, { maxZoom: 19, attribution: "Map data © OpenStreetMap contributors" }).addTo(this.map);
-    else void this.drawOutline();
+    void this.loadBaseMap();
     this.routes.addTo(this.map);
+  }
+
+  /** Reads which base map to draw and draws it; the element's `data-basemap` says which one (for tests and support). */
+  private async loadBaseMap() {
+    let config: BaseMapConfig | null = null;
+    try {
+      const res = await fetch("/tiles/map.json");
+      if (res.ok) config = (await res.json()) as BaseMapConfig;
+    } catch {
+      // Offline or the service is restarting: the outlines need no tiles.
+    }
+    const attribution = config?.attribution ? attributionHtml(config.attribution, config.attribution_url) : undefined;
+    if (config?.mode === "raster" && config.tiles) {
+      L.tileLayer(config.tiles, { maxZoom: MAX_ZOOM, maxNativeZoom: config.maxzoom ?? 19, attribution, className: "basemap-raster" }).addTo(this.map);
+    } else {
+      void this.drawOutline();
+      if (config?.mode === "vector" && config.tiles && config.bounds) {
+        // The renderer (protomaps-leaflet, ~40 KB gzip) is loaded only when there is an archive to draw.
+        const { vectorBaseMap } = await import("./vector-basemap");
+        const layer = vectorBaseMap({ tiles: config.tiles, bounds: config.bounds, minzoom: config.minzoom ?? 0, maxzoom: config.maxzoom ?? 14, maxZoom: MAX_ZOOM, attribution });
+        layer.addTo(this.map);
+        layer.getContainer()?.classList.add("basemap-vector");
+      }
+    }
+    this.el.dataset.basemap = config?.mode ?? "none";
   }
 
   private async drawOutline() {
