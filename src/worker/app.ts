@@ -35,6 +35,7 @@ import { uploadRoutes } from "./routes/uploads";
 import { vehicleRoutes } from "./routes/vehicles";
 import { webhookRoutes } from "./routes/webhooks";
 import { customerTrackingRoutes, trackingLinkRoutes } from "./routes/customer-tracking";
+import { proofImageRoutes, proofRoutes } from "./routes/proofs";
 import { securityHeaders } from "./middleware/security-headers";
 
 const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -55,7 +56,8 @@ export const apiRoutes = newRouter()
   .route("/", routeRoutes)
   .route("/", areaRoutes)
   .route("/", webhookRoutes)
-  .route("/", trackingLinkRoutes);
+  .route("/", trackingLinkRoutes)
+  .route("/", proofRoutes);
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
@@ -66,8 +68,9 @@ export function createApp() {
   company.use("/register/*", resolveCompany, rateLimit);
   company.use("/t/*", resolveCompany, rateLimit);
   company.use("/track/*", resolveCompany, rateLimit);
+  company.use("/proofimage/*", resolveCompany, rateLimit);
   company.use("/api/*", resolveCompany, rateLimit, authenticate);
-  company.route("/", accountRoutes).route("/", customerTrackingRoutes).route("/api", apiRoutes);
+  company.route("/", accountRoutes).route("/", customerTrackingRoutes).route("/", proofImageRoutes).route("/api", apiRoutes);
 
   const app = newRouter();
   app.use("*", requestLog);
