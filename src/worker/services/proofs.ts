@@ -9,8 +9,8 @@
  * time-limited signed links (HMAC-SHA256 with `JWT_SECRET`).
  */
 import { z } from "@hono/zod-openapi";
-import { type SQL, and, asc, desc, eq, inArray, lt, sql } from "drizzle-orm";
-import { addresses, companies, deliveries, deliveryProofs, routes } from "../db/schema";
+import { type SQL, and, asc, desc, eq, getTableColumns, inArray, lt, sql } from "drizzle-orm";
+import { addresses, companies, deliveries, deliveryProofs, now, routes } from "../db/schema";
 import { DeliveryStatus, RouteStatus } from "../domain/states";
 import type { AuthUser, Company, Db, Env } from "../env";
 import { ApiError, conflict, forbidden, notFound, unprocessable } from "../errors";
@@ -264,16 +264,18 @@ export async function saveProofUpload(env: Env, db: Db, company: Company, actor:
  * … WHERE, so a refused change writes no proof either.
  */
 export function guardedProofUpsert(db: Db, companyId: number, deliveryId: number, routeId: number, driverId: number | null, fields: Partial<typeof deliveryProofs.$inferInsert>, guard: SQL) {
-  const update = { ...fields, updated_at: nowIso() };
+  const update: Record<string, unknown> = { ...fields, updated_at: nowIso() };
   const values: Record<string, unknown> = { company_id: companyId, delivery_id: deliveryId, route_id: routeId, driver_id: driverId, ...update };
-  const columns = Object.keys(values);
   const bind = (v: unknown) => (typeof v === "boolean" ? Number(v) : v === undefined ? null : v);
-  return db.run(
-    sql`insert into ${deliveryProofs} (${sql.raw(columns.map((c) => `"${c}"`).join(", "))}) select ${sql.join(
-      columns.map((c) => sql`${bind(values[c])}`),
-      sql`, `,
-    )} where ${guard} on conflict ("company_id", "delivery_id", "route_id") do update set ${sql.raw(Object.keys(update).map((c) => `"${c}" = excluded."${c}"`).join(", "))}`,
-  );
+  // A raw SELECT inserts every column in the table's order: the given values, else the column's default.
+  const row = Object.entries(getTableColumns(deliveryProofs)).map(([name]) => (name in values ? sql`${bind(values[name])}` : name === "created_at" || name === "updated_at" ? now : sql`null`));
+  return db
+    .insert(deliveryProofs)
+    .select(sql`select ${sql.join(row, sql`, `)} where ${guard}`)
+    .onConflictDoUpdate({
+      target: [deliveryProofs.company_id, deliveryProofs.delivery_id, deliveryProofs.route_id],
+      set: Object.fromEntries(Object.keys(update).map((name) => [name, sql.raw(`excluded."${name}"`)])),
+    });
 }
 
 /** What `POST /deliverydone` may add to a report (beyond contract.md's `status` and `drivernotes`). */

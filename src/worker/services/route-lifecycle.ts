@@ -366,7 +366,7 @@ export async function reportDelivery(env: Env, db: Db, company: Company, actor: 
   const reportApplies = sql`exists (select 1 from ${deliveries} where ${reportable})`;
   const [reportLogged, , updated, finishLogged, , queued] = await db.batch([
     eventInsert(db, company.id, { event: { type: "delivery", id: delivery.id, status, route_id: route.id, ...(proof ? { proof } : {}) }, driverId: route.driver_id, when: reportApplies }),
-    proofFields ? guardedProofUpsert(db, company.id, delivery.id, route.id, route.driver_id, proofFields, reportApplies) : db.run(sql`select 1 where 0`),
+    guardedProofUpsert(db, company.id, delivery.id, route.id, route.driver_id, proofFields ?? {}, proofFields ? reportApplies : sql`0`),
     db
       .update(deliveries)
       .set({ status, atd: now, ata: delivery.ata ?? now, ...(drivernotes !== undefined ? { drivernotes } : {}) })
