@@ -3,7 +3,8 @@
  * security headers the Worker puts on its own answers
  * (src/worker/middleware/security-headers.ts), with the pages' CSP. Used by
  * build-web.mjs; test/static-headers.test.ts checks what it produces.
- * @param {string} tileOrigin origin of the map tiles allowed in img-src ("" for none)
+ * @param {string} tileOrigin origin of the map tiles allowed in img-src ("" for none); `blob:` is for the
+ *   proof-of-delivery images the pages fetch with their token and the driver app's photo previews
  * @returns {string}
  */
 export function staticHeaders(tileOrigin) {
@@ -11,7 +12,7 @@ export function staticHeaders(tileOrigin) {
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
-    `img-src 'self' data:${tileOrigin ? ` ${tileOrigin}` : ""}`,
+    `img-src 'self' data: blob:${tileOrigin ? ` ${tileOrigin}` : ""}`,
     "connect-src 'self'",
     "manifest-src 'self'",
     "worker-src 'self'",

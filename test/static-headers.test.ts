@@ -40,13 +40,13 @@ describe("static pages' _headers", () => {
       expect(h["x-frame-options"], path).toBe("DENY");
       expect(h["permissions-policy"], path).toBe("geolocation=(self), camera=(), microphone=()");
       const csp = h["content-security-policy"]?.split(";").map((d) => d.trim());
-      expect(csp, path).toEqual(expect.arrayContaining(["default-src 'none'", "script-src 'self'", "connect-src 'self'", "base-uri 'none'", "frame-ancestors 'none'", "img-src 'self' data:"]));
+      expect(csp, path).toEqual(expect.arrayContaining(["default-src 'none'", "script-src 'self'", "connect-src 'self'", "base-uri 'none'", "frame-ancestors 'none'", "img-src 'self' data: blob:"]));
     }
   });
 
   it("a map tile origin is allowed for images only", () => {
     const csp = headersFor(parse(staticHeaders("https://tile.openstreetmap.org")), "/acme/console")["content-security-policy"];
-    expect(csp).toContain("img-src 'self' data: https://tile.openstreetmap.org;");
+    expect(csp).toContain("img-src 'self' data: blob: https://tile.openstreetmap.org;");
     expect(csp.match(/tile\.openstreetmap\.org/g)).toHaveLength(1);
   });
 });
