@@ -177,6 +177,7 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
     flushing.current = true;
     try {
       const { sent, refused } = await flushReports(api);
+      setWaiting(await pendingReports().catch(() => []));
       if (refused.length) setError(refused.join(" "));
       if (sent || refused.length) await refresh();
     } catch (err) {
