@@ -277,7 +277,7 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
             {route.status === RouteStatus.finished && <p class="done">✓ Route finished. Thank you!</p>}
             {waiting.length > 0 && (
               <p role="status" class="waiting" data-testid="waiting-reports">
-                ⏳ {waiting.length === 1 ? "1 stop report" : `${waiting.length} stop reports`} waiting to be sent (no network yet):{" "}
+                {waiting.length === 1 ? "1 stop report" : `${waiting.length} stop reports`} waiting to be sent (no network yet):{" "}
                 {waiting.map((w) => placeName(route.deliveries.find((d) => d.id === w.deliveryId) ?? ({ id: w.deliveryId } as Delivery))).join(", ")}. They go out with their original time when the phone is online.
               </p>
             )}
@@ -342,7 +342,7 @@ function Stop({ n, delivery: d, isNext, waiting, canReport, busy, onReport }: { 
       )}
       {waiting && (
         <p class="waiting" data-testid="stop-waiting">
-          ⏳ Reported, waiting to be sent
+          Reported, waiting to be sent
         </p>
       )}
       {canReport && (
