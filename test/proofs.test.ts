@@ -83,6 +83,12 @@ describe("proof of delivery", () => {
     const last = events.at(-1);
     expect(last).toMatchObject({ type: "delivery", id: deliveryId, status: 2, proof: { photo: true, signature: true, recipient: true, far_from_address: false, scan_match: false } });
     expect(JSON.stringify(events)).not.toContain("Neighbour");
+    // The route finished with this report; deleting the delivery takes its proof and images along.
+    expect(await r2Keys(co.id)).toHaveLength(2);
+    const q = encodeURIComponent(JSON.stringify({ filters: [{ name: "id", op: "==", val: deliveryId }] }));
+    expect((await co.api("DELETE", `/delivery?q=${q}`)).body.num_deleted).toBe(1);
+    expect(await r2Keys(co.id)).toEqual([]);
+    expect((await env.DB.prepare("SELECT count(*) AS n FROM delivery_proofs WHERE company_id = ?").bind(co.id).first<{ n: number }>())!.n).toBe(0);
   });
 
   it("a report far from the address is flagged; an offline report keeps its own time, but not one in the future", async () => {

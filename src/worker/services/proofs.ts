@@ -351,6 +351,16 @@ export async function deleteProof(env: Env, db: Db, company: Company, actor: Aut
   return loggedEvents([logged]);
 }
 
+/** The proofs of deliveries that were deleted (`DELETE /delivery`): images, then records. */
+export async function deleteProofsOf(env: Env, db: Db, companyId: number, deliveryIds: number[]): Promise<void> {
+  const scope = and(eq(deliveryProofs.company_id, companyId), sql`${deliveryProofs.delivery_id} in (select value from json_each(${JSON.stringify(deliveryIds)}))`);
+  const rows = await db.select({ photo: deliveryProofs.photo_key, signature: deliveryProofs.signature_key }).from(deliveryProofs).where(scope);
+  if (!rows.length) return;
+  const keys = rows.flatMap((p) => [p.photo, p.signature]).filter((k): k is string => k !== null);
+  for (let i = 0; i < keys.length; i += 1000) await env.UPLOADS.delete(keys.slice(i, i + 1000));
+  await db.delete(deliveryProofs).where(scope);
+}
+
 const DAY_MS = 86_400_000;
 const PRUNE_BATCH = 200;
 const PRUNE_MAX_BATCHES = 20;
