@@ -236,3 +236,35 @@ describe("proof of delivery", () => {
     expect((await co.api("GET", `/delivery/${body.delivery_ids[0]}`)).body.scancode).toBe("PARCEL-77");
   });
 });
+
+describe("image checks (src/worker/lib/images.ts)", () => {
+  const riff = (chunks: [string, number[]][]) => {
+    const body = chunks.flatMap(([name, data]) => {
+      const size = data.length;
+      return [...[...name].map((c) => c.charCodeAt(0)), size & 255, (size >> 8) & 255, 0, 0, ...data, ...(size & 1 ? [0] : [])];
+    });
+    const total = body.length + 4;
+    return Uint8Array.from([..."RIFF"].map((c) => c.charCodeAt(0)).concat([total & 255, (total >> 8) & 255, 0, 0], [..."WEBP"].map((c) => c.charCodeAt(0)), body));
+  };
+  // VP8X: flags, reserved, width-1 and height-1 as 24-bit little-endian (800 x 600).
+  const vp8x = [0, 0, 0, 0, 0x1f, 0x03, 0, 0x57, 0x02, 0];
+
+  it("reads WebP dimensions and refuses a WebP carrying EXIF", async () => {
+    const { checkImage, ImageError } = await import("../src/worker/lib/images");
+    expect(checkImage(riff([["VP8X", vp8x], ["VP8L", [0x2f, 0, 0, 0, 0]]]), 4096)).toMatchObject({ type: "image/webp", width: 800, height: 600 });
+    expect(() => checkImage(riff([["VP8X", vp8x], ["EXIF", [1, 2, 3, 4]]]), 4096)).toThrow(ImageError);
+  });
+
+  it("strips PNG text chunks, refuses images beyond the side limit and files that only claim to be images", async () => {
+    const { checkImage, ImageError } = await import("../src/worker/lib/images");
+    const text = [..."Comment\0GPS 52.5 13.4"].map((c) => c.charCodeAt(0));
+    const chunk = [0, 0, 0, text.length, ..."tEXt"].map((c) => (typeof c === "string" ? c.charCodeAt(0) : c)).concat(text, [0, 0, 0, 0]);
+    const withText = Uint8Array.from([...PNG.slice(0, 33), ...chunk, ...PNG.slice(33)]);
+    const checked = checkImage(withText, 4096);
+    expect(checked).toMatchObject({ type: "image/png", width: 1, height: 1, stripped: chunk.length });
+    expect([...checked.bytes]).toEqual([...PNG]);
+    expect(() => checkImage(jpegWithGps(), 600)).toThrow(/larger than 600 px/);
+    expect(() => checkImage(new TextEncoder().encode("GIF89a not allowed"), 4096)).toThrow(ImageError);
+    expect(() => checkImage(jpegWithGps().slice(0, 30), 4096)).toThrow(ImageError);
+  });
+});
