@@ -4,7 +4,8 @@
  * (src/worker/middleware/security-headers.ts), with the pages' CSP. Used by
  * build-web.mjs; test/static-headers.test.ts checks what it produces.
  * Images (map tiles included) come from the service's own origin only: the Worker serves the base
- * map's vector tiles and passes raster tiles on (src/worker/routes/map.ts).
+ * map's vector tiles and passes raster tiles on (src/worker/routes/map.ts); `blob:` is for the
+ * proof-of-delivery images the pages fetch with their token and the driver app's photo previews.
  * @returns {string}
  */
 export function staticHeaders() {
@@ -12,7 +13,7 @@ export function staticHeaders() {
     "default-src 'none'",
     "script-src 'self'",
     "style-src 'self'",
-    "img-src 'self' data:",
+    "img-src 'self' data: blob:",
     "connect-src 'self'",
     "manifest-src 'self'",
     "worker-src 'self'",

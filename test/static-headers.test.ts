@@ -40,13 +40,13 @@ describe("static pages' _headers", () => {
       expect(h["x-frame-options"], path).toBe("DENY");
       expect(h["permissions-policy"], path).toBe("geolocation=(self), camera=(), microphone=()");
       const csp = h["content-security-policy"]?.split(";").map((d) => d.trim());
-      expect(csp, path).toEqual(expect.arrayContaining(["default-src 'none'", "script-src 'self'", "connect-src 'self'", "base-uri 'none'", "frame-ancestors 'none'", "img-src 'self' data:"]));
+      expect(csp, path).toEqual(expect.arrayContaining(["default-src 'none'", "script-src 'self'", "connect-src 'self'", "base-uri 'none'", "frame-ancestors 'none'", "img-src 'self' data: blob:"]));
     }
   });
 
   it("images, map tiles included, come from the own origin only (the Worker serves the base map)", () => {
     const csp = headersFor(parse(staticHeaders()), "/acme/console")["content-security-policy"];
-    expect(csp).toContain("img-src 'self' data:;");
+    expect(csp).toContain("img-src 'self' data: blob:;");
     expect(csp).not.toMatch(/https?:/);
   });
 });

@@ -10,11 +10,21 @@ import { type PublishedEvent, eventTypeOf, eventsAfter } from "../worker/service
 import { enabledWebhooks, kickWebhooks } from "../worker/services/webhooks";
 import type { Host } from "./host";
 
+import type { ProofSummary } from "../worker/services/proofs";
+
 /** Live messages of contract.md §6. */
 export type LiveEvent =
   | { type: "process"; process_id: string; action: string; status: string; meta: string; link: string }
   | { type: "route"; id: number; status: number; driver_id: number | null }
-  | { type: "delivery"; id: number; status: number; route_id: number | null }
+  | {
+      type: "delivery";
+      id: number;
+      status: number;
+      route_id: number | null;
+      /** That a proof of delivery exists and what it holds (never the images); null when one was deleted (`proof_deleted`). */
+      proof?: ProofSummary | null;
+      proof_deleted?: { id: number; by: number; at: string };
+    }
   | { type: "driverposition"; driver_id: number; position: { type: "Point"; coordinates: [number, number] }; timestamp: string }
   | { type: "eta"; route_id: number };
 

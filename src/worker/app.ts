@@ -37,6 +37,7 @@ import { uploadRoutes } from "./routes/uploads";
 import { vehicleRoutes } from "./routes/vehicles";
 import { webhookRoutes } from "./routes/webhooks";
 import { customerTrackingRoutes, trackingLinkRoutes } from "./routes/customer-tracking";
+import { proofImageRoutes, proofRoutes } from "./routes/proofs";
 import { securityHeaders } from "./middleware/security-headers";
 
 const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -57,7 +58,8 @@ export const apiRoutes = newRouter()
   .route("/", routeRoutes)
   .route("/", areaRoutes)
   .route("/", webhookRoutes)
-  .route("/", trackingLinkRoutes);
+  .route("/", trackingLinkRoutes)
+  .route("/", proofRoutes);
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
@@ -68,8 +70,9 @@ export function createApp() {
   company.use("/register/*", resolveCompany, d1Session, rateLimit);
   company.use("/t/*", resolveCompany, d1Session, rateLimit);
   company.use("/track/*", resolveCompany, d1Session, rateLimit);
+  company.use("/proofimage/*", resolveCompany, d1Session, rateLimit);
   company.use("/api/*", resolveCompany, d1Session, rateLimit, authenticate);
-  company.route("/", accountRoutes).route("/", customerTrackingRoutes).route("/api", apiRoutes);
+  company.route("/", accountRoutes).route("/", customerTrackingRoutes).route("/", proofImageRoutes).route("/api", apiRoutes);
 
   const app = newRouter();
   app.use("*", requestLog);

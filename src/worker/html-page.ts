@@ -21,7 +21,8 @@ label{display:block;margin:.75rem 0 .25rem;font-weight:600}
 input{box-sizing:border-box;width:100%;padding:.6rem;font:inherit;border:1px solid #999;border-radius:.4rem}
 button,.button{display:inline-block;margin-top:1rem;padding:.6rem 1.2rem;font:inherit;color:#fff;background:#0072B2;border:0;border-radius:.4rem;text-decoration:none}
 .error{color:#a33}
-footer{color:#666;font-size:.85rem}`;
+footer{color:#666;font-size:.85rem}
+figure.proof{margin:.75rem 0 0}figure.proof img{max-width:100%;max-height:20rem;border-radius:.5rem;background:#fff;border:1px solid #ddd}figcaption{color:#555;font-size:.85rem}`;
 
 export function serverPage(lang: Language, title: string, body: string, options: { refreshSeconds?: number } = {}): string {
   const refresh = options.refreshSeconds ? `<meta http-equiv="refresh" content="${options.refreshSeconds}">` : "";

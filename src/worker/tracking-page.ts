@@ -24,6 +24,9 @@ const WORDS = {
     proofDelivered: (time: string) => `Zugestellt um ${time} Uhr.`,
     proofNot: (time: string) => `Zustellversuch um ${time} Uhr.`,
     notes: "Notiz des Fahrers",
+    recipient: (name: string) => `Entgegengenommen von ${name}`,
+    photo: "Foto der Zustellung",
+    signature: "Unterschrift",
     map: "Karte: Ihr Ziel und die ungefähre Position des Fahrers",
     updated: (time: string) => `Stand ${time} Uhr · aktualisiert sich alle ${REFRESH_SECONDS} Sekunden`,
     zone: (tz: string) => `Zeiten in Ortszeit (${tz}).`,
@@ -43,6 +46,9 @@ const WORDS = {
     proofDelivered: (time: string) => `Delivered at ${time}.`,
     proofNot: (time: string) => `Delivery attempted at ${time}.`,
     notes: "Driver's note",
+    recipient: (name: string) => `Received by ${name}`,
+    photo: "Photo of the delivery",
+    signature: "Signature",
     map: "Map: your destination and the driver's approximate position",
     updated: (time: string) => `As of ${time} · refreshes every ${REFRESH_SECONDS} seconds`,
     zone: (tz: string) => `Times are local time (${tz}).`,
@@ -102,6 +108,9 @@ export function renderTrackingPage(view: TrackingView, now = Date.now()): string
     const time = view.proof.time ? when(view.proof.time).time : "";
     status.push(`<p data-proof>${escapeHtml(view.state === "delivered" ? t.proofDelivered(time) : t.proofNot(time))}</p>`);
     if (view.proof.notes) status.push(`<p>${escapeHtml(t.notes)}: „${escapeHtml(view.proof.notes)}“</p>`);
+    if (view.proof.recipient) status.push(`<p data-recipient>${escapeHtml(t.recipient(view.proof.recipient))}</p>`);
+    if (view.proof.photo_url) status.push(`<figure class="proof"><img data-proof-photo src="${escapeHtml(view.proof.photo_url)}" alt="${escapeHtml(t.photo)}"><figcaption>${escapeHtml(t.photo)}</figcaption></figure>`);
+    if (view.proof.signature_url) status.push(`<figure class="proof"><img data-proof-signature src="${escapeHtml(view.proof.signature_url)}" alt="${escapeHtml(t.signature)}"><figcaption>${escapeHtml(t.signature)}</figcaption></figure>`);
   }
   parts.push(`<section class="card">${status.join("")}</section>`);
   if (view.driver?.position && view.destination) {

@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { type Api, errorText } from "../shared/api";
 import { LiveSocket, type LiveState } from "../shared/live";
+import { ProofDetails } from "./proof";
 import { ConnectionBadge } from "../shared/shell";
 import { addressLine, placeName, dayOf, loadCompanyTimeZone, personName, span, time, zonedIso } from "../shared/format";
 import {
@@ -16,6 +17,7 @@ import {
   DeliveryStatus,
   type Driver,
   type LiveEvent,
+  type ProofSummary,
   type Point,
   ROUTE_STATUS_LABEL,
   type Route,
@@ -43,6 +45,10 @@ interface Position {
   at: LngLat;
   timestamp: string;
 }
+
+/** The summary line of a proof from its event. */
+const proofHint = (p: ProofSummary | null) =>
+  p ? [p.photo && "photo", p.signature && "signature", p.recipient && "recipient", p.far_from_address && "⚠ far from address", p.scan_match === false && "⚠ wrong parcel scanned"].filter(Boolean).join(", ") : "deleted";
 
 const routeDay = (r: Route) => r.tst_from ?? r.deliveries.find((d) => d.pdt_from)?.pdt_from ?? null;
 const lngLat = (p: Point | null | undefined): LngLat | null => (p ? [p.coordinates[0], p.coordinates[1]] : null);
@@ -98,6 +104,8 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
     pending.current = window.setTimeout(() => void refresh(), 250);
   }, [refresh]);
 
+  // What the live events said of proofs (the route view's summary line; the proof itself is read when opened).
+  const [proofHints, setProofHints] = useState<Record<number, string>>({});
   const onEvent = useCallback(
     (e: LiveEvent) => {
       if (e.type === "driverposition") {
@@ -108,6 +116,7 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
         if (e.action === "final" && e.status === "finished") scheduleRefresh();
       } else if (e.type === "route" || e.type === "delivery" || e.type === "eta") {
         if (e.type === "route" && e.status === RouteStatus.cancelled) setProcesses((prev) => new Map([...prev].map(([id, p]) => [id, routeCancelled(p, e.id)])));
+        if (e.type === "delivery" && e.proof !== undefined) setProofHints((prev) => ({ ...prev, [e.id]: proofHint(e.proof ?? null) }));
         scheduleRefresh();
       }
     },
@@ -234,6 +243,7 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
               onChanged={scheduleRefresh}
               onReplaced={setFocused}
               onBack={() => focus(null)}
+              proofHints={proofHints}
             />
           ) : (
             <>
@@ -331,7 +341,7 @@ function RouteList({
   );
 }
 
-function RouteDetail({ name, colour, onBack, ...actions }: RouteActionsProps & { name: string; colour: string; onBack: () => void }) {
+function RouteDetail({ name, colour, onBack, proofHints, ...actions }: RouteActionsProps & { name: string; colour: string; onBack: () => void; proofHints: Record<number, string> }) {
   const { route, driverName } = actions;
   return (
     <section aria-labelledby="route-title" class="route-detail" data-route-id={route.id} data-status={route.status}>
@@ -361,7 +371,10 @@ function RouteDetail({ name, colour, onBack, ...actions }: RouteActionsProps & {
               </span>
               <span class={`delivery-status status-${STATUS_CLASS[d.status]}`}>
                 {DELIVERY_STATUS_SYMBOL[d.status]} {DELIVERY_STATUS_LABEL[d.status]}
+                {d.atd && ` ${time(d.atd)}`}
               </span>
+              {d.drivernotes && <span class="notes">Driver: {d.drivernotes}</span>}
+              {(d.status === DeliveryStatus.delivered || d.status === DeliveryStatus.undelivered) && <ProofDetails api={actions.api} deliveryId={d.id} hint={proofHints[d.id]} />}
             </li>
           );
         })}

@@ -2,10 +2,15 @@
  * The driver's phone page: the current route (`/currentdriverroute`), accept
  * and start it, stops in order, report each one; while the route is on the
  * way the phone's positions go to `/drivertracking` in batches (kept while
- * offline and sent later with their original timestamps).
+ * offline and sent later with their original timestamps). A stop report may
+ * carry a photo, the recipient's signature and name and the parcel's scanned
+ * code (proof-inputs.tsx); reports wait in IndexedDB (report-queue.ts) until
+ * they are sent, so one made offline goes out later with its own time.
  */
 import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type Api } from "../shared/api";
+import { PhotoField, ScanField, SignaturePad } from "./proof-inputs";
+import { type PendingReport, flushReports, keepReport, pendingReports, reportKey } from "./report-queue";
 import { LiveSocket, type LiveState } from "../shared/live";
 import { ConnectionBadge } from "../shared/shell";
 import { addressLine, loadCompanyTimeZone, placeName, span, time } from "../shared/format";
@@ -22,6 +27,8 @@ interface Fix {
 /** Positions from `watchPosition`, posted in batches; failed posts stay buffered. */
 function usePositionSharing(api: Api, active: boolean) {
   const buffer = useRef<Fix[]>([]);
+  /** The newest fix: where a stop report is made. */
+  const last = useRef<{ lat: number; lng: number; accuracy?: number } | null>(null);
   const [pending, setPending] = useState(0);
   const [state, setState] = useState<"off" | "sharing" | "denied">("off");
 
@@ -43,6 +50,7 @@ function usePositionSharing(api: Api, active: boolean) {
     const watch = navigator.geolocation.watchPosition(
       (p) => {
         setState("sharing");
+        last.current = { lat: p.coords.latitude, lng: p.coords.longitude, accuracy: Number.isFinite(p.coords.accuracy) ? Math.min(p.coords.accuracy, 100_000) : undefined };
         buffer.current.push({ timestamp: new Date(p.timestamp).toISOString(), position: { type: "Point", coordinates: [p.coords.longitude, p.coords.latitude] } });
         setPending(buffer.current.length);
         // The first fix goes out at once so the dispatcher sees the driver immediately.
@@ -64,7 +72,7 @@ function usePositionSharing(api: Api, active: boolean) {
     };
   }, [active, flush]);
 
-  return { state, pending };
+  return { state, pending, last };
 }
 
 const geoLink = (d: Delivery) => {
@@ -161,6 +169,48 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
 
   const sharing = usePositionSharing(api, route?.status === RouteStatus.ontheway);
 
+  // Stop reports: kept in IndexedDB first, then sent; what the network did not take waits for the next try.
+  const [waiting, setWaiting] = useState<PendingReport[]>([]);
+  const flushing = useRef(false);
+  const flush = useCallback(async () => {
+    if (flushing.current) return;
+    flushing.current = true;
+    try {
+      const { sent, refused } = await flushReports(api);
+      setWaiting(await pendingReports().catch(() => []));
+      if (refused.length) setError(refused.join(" "));
+      if (sent || refused.length) await refresh();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      flushing.current = false;
+      setWaiting(await pendingReports().catch(() => []));
+    }
+  }, [api, refresh]);
+  useEffect(() => {
+    void flush();
+    const online = () => void flush();
+    window.addEventListener("online", online);
+    const timer = window.setInterval(() => void flush(), 15_000);
+    return () => {
+      window.removeEventListener("online", online);
+      window.clearInterval(timer);
+    };
+  }, [flush]);
+  const report = async (d: Delivery, input: ReportInput) => {
+    setBusy(true);
+    try {
+      await keepReport({ key: reportKey(), deliveryId: d.id, ...input, position: sharing.last.current ?? undefined, reported_at: new Date().toISOString() });
+      setWaiting(await pendingReports());
+    } catch (err) {
+      setError(`The report could not be kept on this phone: ${err instanceof Error ? err.message : String(err)}`);
+    } finally {
+      setBusy(false);
+    }
+    await flush();
+  };
+  const waitingIds = new Set(waiting.map((w) => w.deliveryId));
+
   const act = async (run: () => Promise<unknown>) => {
     setBusy(true);
     try {
@@ -225,9 +275,24 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
               </p>
             )}
             {route.status === RouteStatus.finished && <p class="done">✓ Route finished. Thank you!</p>}
+            {waiting.length > 0 && (
+              <p role="status" class="waiting" data-testid="waiting-reports">
+                {waiting.length === 1 ? "1 stop report" : `${waiting.length} stop reports`} waiting to be sent (no network yet):{" "}
+                {waiting.map((w) => placeName(route.deliveries.find((d) => d.id === w.deliveryId) ?? ({ id: w.deliveryId } as Delivery))).join(", ")}. They go out with their original time when the phone is online.
+              </p>
+            )}
             <ol class="stops">
               {route.deliveries.map((d, i) => (
-                <Stop key={d.id} n={i + 1} delivery={d} isNext={d === next} canReport={route.status === RouteStatus.ontheway && d.status === DeliveryStatus.routed} busy={busy} onReport={(status, notes) => act(() => api.send("POST", `/deliverydone/${d.id}`, { status, drivernotes: notes || undefined }))} />
+                <Stop
+                  key={d.id}
+                  n={i + 1}
+                  delivery={d}
+                  isNext={d === next}
+                  waiting={waitingIds.has(d.id)}
+                  canReport={route.status === RouteStatus.ontheway && d.status === DeliveryStatus.routed && !waitingIds.has(d.id)}
+                  busy={busy}
+                  onReport={(input) => report(d, input)}
+                />
               ))}
             </ol>
           </section>
@@ -237,9 +302,24 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
   );
 }
 
-function Stop({ n, delivery: d, isNext, canReport, busy, onReport }: { n: number; delivery: Delivery; isNext: boolean; canReport: boolean; busy: boolean; onReport: (status: "delivered" | "undelivered", notes: string) => void }) {
+interface ReportInput {
+  status: "delivered" | "undelivered";
+  drivernotes?: string;
+  recipient?: string;
+  scancode?: string;
+  photo?: Blob;
+  signature?: Blob;
+}
+
+function Stop({ n, delivery: d, isNext, waiting, canReport, busy, onReport }: { n: number; delivery: Delivery; isNext: boolean; waiting: boolean; canReport: boolean; busy: boolean; onReport: (input: ReportInput) => void }) {
   const [notes, setNotes] = useState("");
+  const [recipient, setRecipient] = useState("");
+  const [code, setCode] = useState("");
+  const [photo, setPhoto] = useState<Blob | null>(null);
+  const [signature, setSignature] = useState<Blob | null>(null);
   const link = geoLink(d);
+  const send = (status: ReportInput["status"]) =>
+    onReport({ status, drivernotes: notes.trim() || undefined, recipient: recipient.trim() || undefined, scancode: code.trim() || undefined, photo: photo ?? undefined, signature: signature ?? undefined });
   return (
     <li class={`stop${isNext ? " next" : ""}`} data-delivery-id={d.id} data-status={d.status} aria-current={isNext ? "step" : undefined}>
       <div class="stop-head">
@@ -254,21 +334,34 @@ function Stop({ n, delivery: d, isNext, canReport, busy, onReport }: { n: number
         Window {span(d.pdt_from, d.pdt_to)} · ETA {time(d.eta_from)}
       </p>
       {d.notes && <p class="notes">Note: {d.notes}</p>}
+      {d.scancode && <p class="muted">Parcel code: {d.scancode}</p>}
       {link && (
         <a href={link} class="navigate">
           Open in maps
         </a>
       )}
+      {waiting && (
+        <p class="waiting" data-testid="stop-waiting">
+          Reported, waiting to be sent
+        </p>
+      )}
       {canReport && (
         <div class="report">
+          <ScanField n={n} expected={d.scancode} value={code} onChange={setCode} />
+          <label>
+            Received by (stop {n})
+            <input value={recipient} onInput={(e) => setRecipient(e.currentTarget.value)} autocomplete="off" maxLength={200} />
+          </label>
+          <PhotoField n={n} photo={photo} onChange={setPhoto} />
+          <SignaturePad n={n} onChange={setSignature} />
           <label>
             Notes for stop {n}
             <input value={notes} onInput={(e) => setNotes(e.currentTarget.value)} />
           </label>
-          <button type="button" disabled={busy} onClick={() => onReport("delivered", notes)}>
+          <button type="button" disabled={busy} onClick={() => send("delivered")}>
             ✓ Delivered
           </button>
-          <button type="button" class="secondary" disabled={busy} onClick={() => onReport("undelivered", notes)}>
+          <button type="button" class="secondary" disabled={busy} onClick={() => send("undelivered")}>
             ✗ Not delivered
           </button>
         </div>

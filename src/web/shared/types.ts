@@ -31,6 +31,10 @@ export interface Delivery {
   tdt_to: string | null;
   notes: string | null;
   drivernotes: string | null;
+  /** The parcel's barcode or QR code, checked at the door. */
+  scancode: string | null;
+  ata: string | null;
+  atd: string | null;
   notify_customer: boolean;
   notify_customer_email: boolean | null;
   notify_customer_sms: boolean | null;
@@ -86,11 +90,37 @@ export const DELIVERY_STATUS_LABEL: Record<number, string> = { 0: "open", 1: "pl
 /** A symbol per delivery status, so that status never depends on colour alone. */
 export const DELIVERY_STATUS_SYMBOL: Record<number, string> = { 0: "○", 1: "●", 2: "✓", 3: "✗", 4: "–" };
 
+/** What an event says of a delivery's proof (src/worker/services/proofs.ts `ProofSummary`). */
+export interface ProofSummary {
+  photo: boolean;
+  signature: boolean;
+  recipient: boolean;
+  far_from_address: boolean | null;
+  scan_match: boolean | null;
+}
+
+/** A proof of delivery (`GET /delivery/<id>/proof`). */
+export interface DeliveryProof {
+  id: number;
+  delivery_id: number;
+  route_id: number;
+  driver_id: number | null;
+  recipient: string | null;
+  reported_at: string | null;
+  position: { lat: number; lng: number; accuracy: number | null } | null;
+  distance_m: number | null;
+  far_from_address: boolean | null;
+  scanned_code: string | null;
+  scan_match: boolean | null;
+  photo: { url: string; type: string; bytes: number; width: number; height: number } | null;
+  signature: { url: string; type: string; bytes: number } | null;
+}
+
 /** Websocket events (src/durable/live.ts `LiveEvent`). */
 export type LiveEvent =
   | { type: "process"; process_id: string; action: string; status: string; meta: string; link?: string }
   | { type: "route"; id: number; status: number; driver_id: number | null }
-  | { type: "delivery"; id: number; status: number; route_id: number | null }
+  | { type: "delivery"; id: number; status: number; route_id: number | null; proof?: ProofSummary | null }
   | { type: "driverposition"; driver_id: number; position: Point; timestamp: string }
   | { type: "eta"; route_id: number }
   | { type: "pong" };

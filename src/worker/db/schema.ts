@@ -32,6 +32,10 @@ export const companies = sqliteTable("companies", {
   notify_stops_before: integer("notify_stops_before").notNull().default(1),
   /** Driver positions older than this many days move from D1 to R2, one file per driver and day (services/position-archive.ts). */
   position_retention_days: integer("position_retention_days").notNull().default(30),
+  /** Proofs of delivery (photo, signature, recipient, where reported) are deleted this many days after they were made (services/retention.ts). */
+  proof_retention_days: integer("proof_retention_days").notNull().default(90),
+  /** The customer's tracking page shows the proof's photo and signature (time-limited signed links). */
+  proof_on_tracking_page: integer("proof_on_tracking_page", { mode: "boolean" }).notNull().default(false),
   created_at: text("created_at").notNull().default(now),
 });
 
@@ -502,3 +506,46 @@ export const shardBlocks = sqliteTable("shard_blocks", {
   shard: integer("shard").primaryKey(),
   block: integer("block").notNull().unique(),
 });
+
+/**
+ * Proof of delivery (beyond the interface documents): one row per delivery
+ * and route it was reported on — the recipient's name, where the report was
+ * made (and how far from the address), the code the driver scanned, and the
+ * R2 keys of the photo and signature (`UPLOADS`, under `proofs/<company>/`,
+ * never public). No foreign key on the delivery or route: retention removes
+ * rows (and their objects) by age even when the delivery is gone.
+ */
+export const deliveryProofs = sqliteTable(
+  "delivery_proofs",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    delivery_id: integer("delivery_id").notNull(),
+    route_id: integer("route_id").notNull(),
+    /** The driver of the route when the proof was made. */
+    driver_id: integer("driver_id"),
+    recipient: text("recipient"),
+    photo_key: text("photo_key"),
+    photo_type: text("photo_type"),
+    photo_bytes: integer("photo_bytes"),
+    photo_width: integer("photo_width"),
+    photo_height: integer("photo_height"),
+    signature_key: text("signature_key"),
+    signature_type: text("signature_type"),
+    signature_bytes: integer("signature_bytes"),
+    /** When the driver reported, by the phone (an offline report keeps its original time). */
+    reported_at: text("reported_at"),
+    /** The driver's position at the report, and its distance to the delivery address. */
+    lat: real("lat"),
+    lng: real("lng"),
+    accuracy: real("accuracy"),
+    distance_m: real("distance_m"),
+    far_from_address: integer("far_from_address", { mode: "boolean" }),
+    /** The code the driver scanned or typed at the door, and whether it is the delivery's `scancode`. */
+    scanned_code: text("scanned_code"),
+    scan_match: integer("scan_match", { mode: "boolean" }),
+    created_at: text("created_at").notNull().default(now),
+    updated_at: text("updated_at").notNull().default(now),
+  },
+  (t) => [uniqueIndex("delivery_proofs_report").on(t.company_id, t.delivery_id, t.route_id), index("delivery_proofs_company_age").on(t.company_id, t.created_at)],
+);

@@ -28,6 +28,8 @@ export interface UploadRow {
   els?: number;
   load?: number;
   notes?: string;
+  /** The parcel's barcode or QR code, checked by the driver at the door. */
+  scancode?: string;
   /** Pre-clustered tour: rows with the same value go on one tour. */
   tour?: string;
 }
@@ -52,6 +54,7 @@ const ALIASES: Record<string, keyof Omit<UploadRow, "row">> = {
   load: "load", menge: "load", gewicht: "load",
   notes: "notes", notiz: "notes", bemerkung: "notes",
   tour: "tour", custom_tour: "tour",
+  scancode: "scancode", barcode: "scancode", sendungsnummer: "scancode", paketnummer: "scancode",
 };
 
 /** The address columns a row is reported with when it cannot be used (`vague_addresses`). */

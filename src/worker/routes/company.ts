@@ -92,8 +92,8 @@ const presentUsers = (rows: UserRow[]) => rows.map(presentUser);
 export const companyRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(getCompany, async (c) => {
     const [row] = await c.get("db").select().from(companies).where(eq(companies.id, c.get("company").id));
-    const { id, companyname, location_id, pricing_package, test_phase, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days } = row;
-    return c.json(allOnOnePage([{ id, companyname, location_id, pricing_package, test_phase, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days }]), 200);
+    const { id, companyname, location_id, pricing_package, test_phase, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days, proof_retention_days, proof_on_tracking_page } = row;
+    return c.json(allOnOnePage([{ id, companyname, location_id, pricing_package, test_phase, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days, proof_retention_days, proof_on_tracking_page }]), 200);
   })
   .openapi(getCompanyAddress, async (c) => {
     const company = c.get("company");

@@ -10,7 +10,8 @@ import type { AppEnv } from "../env";
 import { notFound, validationHook } from "../errors";
 import { IdParam, apiRoute, errorResponses, jsonResponse } from "../openapi";
 import { POSITION_VISIBLE_WITHIN_STOPS, revokeTrackingLinks, rotateTrackingLink, trackingUrl, trackingView } from "../services/customer-tracking";
-import { SERVER_PAGE_HEADERS } from "../html-page";
+import { SERVER_PAGE_CSP, SERVER_PAGE_HEADERS } from "../html-page";
+import { PROOF_LINK_SECONDS, type ProofKind, signedProofUrl } from "../services/proofs";
 import { renderTrackingNotFound, renderTrackingPage } from "../tracking-page";
 import { publicBase } from "./company";
 
@@ -27,7 +28,15 @@ const TrackingViewSchema = z
       .object({ firstname: z.string().nullable(), position: z.object({ lat: z.number(), lng: z.number(), timestamp: z.string() }).nullable() })
       .nullable(),
     destination: z.object({ lat: z.number(), lng: z.number() }).nullable(),
-    proof: z.object({ time: z.string(), notes: z.string().nullable() }).nullable(),
+    proof: z
+      .object({
+        time: z.string(),
+        notes: z.string().nullable(),
+        recipient: z.string().nullable().optional().openapi({ description: "Who received it (only when the company shows proofs on the tracking page)" }),
+        photo_url: z.string().nullable().optional().openapi({ description: `Absolute link to the delivery photo, signed and valid ${PROOF_LINK_SECONDS / 60} minutes (only when the company shows proofs on the tracking page)` }),
+        signature_url: z.string().nullable().optional().openapi({ description: "Likewise the signature" }),
+      })
+      .nullable(),
   })
   .openapi("TrackingView");
 
@@ -38,7 +47,7 @@ const trackingJson = createRoute({
   summary: "What a customer's tracking link shows (no login)",
   description:
     `The delivery's state, ETA window, open stops before it, the driver's first name and, while the delivery is at most ${POSITION_VISIBLE_WITHIN_STOPS} stops ahead on a route that is on the way, ` +
-    "the driver's position rounded to about 500 m; the proof of delivery afterwards. Nothing else of the company. 404 for an unknown or revoked token. The page `/{slug}/t/{token}` shows the same.",
+    "the driver's position rounded to about 500 m; the proof of delivery afterwards (with the recipient and signed links to the photo and signature when the company has `proof_on_tracking_page` on). Nothing else of the company. 404 for an unknown or revoked token. The page `/{slug}/t/{token}` shows the same.",
   request: { params: Token },
   responses: { 200: jsonResponse(TrackingViewSchema, "The delivery as its customer may see it"), 404: errorResponses[404], 429: errorResponses[429] },
 });
@@ -68,17 +77,22 @@ async function assertDelivery(db: AppEnv["Variables"]["db"], companyId: number, 
   if (!row) throw notFound("Delivery");
 }
 
+const signer = (c: { env: AppEnv["Bindings"]; req: { url: string }; get(key: "company"): AppEnv["Variables"]["company"] }) => (proofId: number, kind: ProofKind) =>
+  signedProofUrl(c.env, publicBase(c), c.get("company").slug, proofId, kind);
+
 /** Mounted at `/<slug>` behind the company and rate-limit middleware. */
 export const customerTrackingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(trackingJson, async (c) => {
-    const view = await trackingView(c.get("db"), c.get("company").id, c.req.valid("param").token);
+    const view = await trackingView(c.get("db"), c.get("company").id, c.req.valid("param").token, signer(c));
     if (!view) throw notFound("Tracking link");
     c.header("cache-control", "no-store");
     return c.json(view, 200);
   })
   .get("/t/:token", async (c) => {
-    const view = await trackingView(c.get("db"), c.get("company").id, c.req.param("token"));
+    const view = await trackingView(c.get("db"), c.get("company").id, c.req.param("token"), signer(c));
     for (const [name, value] of Object.entries(SERVER_PAGE_HEADERS)) c.header(name, value);
+    // Proof images come from this service through signed links: the page's CSP admits them (and still nothing else).
+    c.header("content-security-policy", SERVER_PAGE_CSP.replace("img-src data:", `img-src data: ${new URL(publicBase(c)).origin}`));
     return view ? c.html(renderTrackingPage(view), 200) : c.html(renderTrackingNotFound(), 404);
   });
 

@@ -20,6 +20,7 @@ import {
 } from "../services/deliveries";
 import { eventInsert, loggedEvents } from "../services/events";
 import { publishAll } from "../services/live";
+import { deleteProofsOf } from "../services/proofs";
 import { inList } from "../db/sql";
 
 const DeliveryList = envelope(DeliverySchema, "DeliveryList");
@@ -77,7 +78,7 @@ const deleteDeliveries = apiRoute({
   summary: "Delete the deliveries matching q",
   description:
     "`q` is required (deleting everything needs an explicit filter, e.g. `{\"filters\":[{\"name\":\"id\",\"op\":\"is_not_null\"}]}`); only its filters count. " +
-    "When a matched delivery is on a route that is on the way, nothing is deleted (409).",
+    "When a matched delivery is on a route that is on the way, nothing is deleted (409). Proofs of delivery of the deleted deliveries (records, photos, signatures) are deleted with them.",
   request: { query: ListQuery },
   responses: { 200: jsonResponse(z.object({ num_deleted: z.number().int() }), "Number of deleted deliveries") },
 });
@@ -171,6 +172,8 @@ export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     const deleted = await db.delete(deliveries).where(and(matched, sql`not ${onTheWay}`)).returning({ id: deliveries.id });
     // Deliveries referring to a deleted pickup lose the reference rather than pointing nowhere.
     if (deleted.length) await db.update(deliveries).set({ pickup_ref_id: null }).where(and(eq(deliveries.company_id, cid), inList(deliveries.pickup_ref_id, deleted.map((d) => d.id))));
+    // Their proofs of delivery (records and images) go with them.
+    if (deleted.length) await deleteProofsOf(c.env, db, cid, deleted.map((d) => d.id));
     return c.json({ num_deleted: deleted.length }, 200);
   })
   .openapi(deliveryStatus, (c) => c.json(allOnOnePage(DELIVERY_STATUSES), 200))

@@ -12,6 +12,7 @@ import { companyStub, publishAll } from "../services/live";
 import { publicBase } from "./company";
 import { RouteSchema, loadRouteRecord } from "../services/route-records";
 import { type LifecycleOp, updateEtas } from "../services/route-lifecycle";
+import { FAR_FROM_ADDRESS_METERS, PROOF_LIMITS } from "../services/proofs";
 
 const RouteStatusValue = z
   .number()
@@ -63,9 +64,26 @@ const deliveryDone = apiRoute({
   summary: "Report a delivery as delivered or undelivered",
   description:
     "Only while the delivery's route is on the way (else 409). Sets `atd` (and `ata` when empty) and `drivernotes`. `undelivered` deliveries are open for the next routing. " +
-    "When every delivery of the route is reported, the route becomes 4 `finished`. Drivers report deliveries of their own routes.",
+    "When every delivery of the route is reported, the route becomes 4 `finished`. Drivers report deliveries of their own routes. " +
+    "Proof of delivery (beyond the interface documents): `reported_at`, `position`, `recipient` and `scancode` go into the delivery's proof record, photo and signature are sent with `POST /delivery/{delivery_id}/proof` (before or after the report); " +
+    "the `delivery` event of the report (websocket, `delivery.updated` webhook) carries `proof` (what it holds, never the images) when there is one.",
   roles: ["dispatcher", "driver"],
-  request: { params: IdParam("delivery_id"), body: jsonBody(z.object({ status: z.enum(["delivered", "undelivered"]), drivernotes: z.string().max(2000).optional() })) },
+  request: {
+    params: IdParam("delivery_id"),
+    body: jsonBody(
+      z.object({
+        status: z.enum(["delivered", "undelivered"]),
+        drivernotes: z.string().max(2000).optional(),
+        reported_at: z.string().max(40).optional().openapi({ format: "date-time", description: "Beyond the interface documents: when the driver reported, by the phone (a report sent later, after the phone was offline, keeps its time). Sets `atd` (and `ata` when empty) instead of the server's time. At most 2 minutes ahead of the server's clock and not before the route went on the way (422)." }),
+        position: z
+          .object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180), accuracy: z.number().min(0).max(100_000).optional() })
+          .optional()
+          .openapi({ description: `Beyond the interface documents: where the report is made (the phone's position, \`accuracy\` in metres). Kept with the proof of delivery; a report more than ${FAR_FROM_ADDRESS_METERS} m from the delivery address is flagged \`far_from_address\`.` }),
+        recipient: z.string().max(PROOF_LIMITS.recipientChars).optional().openapi({ description: "Beyond the interface documents: name of the person who received the delivery (proof of delivery)." }),
+        scancode: z.string().max(PROOF_LIMITS.scancodeChars).optional().openapi({ description: "Beyond the interface documents: the code scanned (or typed) at the door; the proof records whether it is the delivery's own `scancode` (`scan_match`). A mismatch does not refuse the report: the driver app warns before, the console shows it after." }),
+      }),
+    ),
+  },
   responses: { 200: jsonResponse(DeliverySchema, "The reported delivery") },
 });
 
@@ -126,8 +144,8 @@ export const lifecycleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   .openapi(deliveryDone, async (c) => {
     const company = c.get("company");
     const { delivery_id } = c.req.valid("param");
-    const { status, drivernotes } = c.req.valid("json");
-    await apply(c.env, company.id, { kind: "report", company, actor: c.get("user"), deliveryId: delivery_id, outcome: status, drivernotes, base: publicBase(c) });
+    const { status, drivernotes, ...extras } = c.req.valid("json");
+    await apply(c.env, company.id, { kind: "report", company, actor: c.get("user"), deliveryId: delivery_id, outcome: status, drivernotes, base: publicBase(c), extras });
     const rows = await c.get("db").select().from(deliveries).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, delivery_id)));
     return c.json((await presentDeliveries(c.get("db"), company.id, rows))[0], 200);
   })

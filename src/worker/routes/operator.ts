@@ -44,8 +44,8 @@ const createCompany = createRoute({
   responses: { 201: jsonResponse(z.object({ id: z.number().int(), slug: z.string(), shard: z.number().int() }), "Company created"), ...operatorErrors },
 });
 
-const settingsOf = ({ timezone, language, eta_update_minutes, notify_stops_before, position_retention_days }: Partial<z.infer<typeof CompanySettings>>) =>
-  Object.fromEntries(Object.entries({ timezone, language, eta_update_minutes, notify_stops_before, position_retention_days }).filter(([, v]) => v !== undefined));
+const settingsOf = ({ timezone, language, eta_update_minutes, notify_stops_before, position_retention_days, proof_retention_days, proof_on_tracking_page }: Partial<z.infer<typeof CompanySettings>>) =>
+  Object.fromEntries(Object.entries({ timezone, language, eta_update_minutes, notify_stops_before, position_retention_days, proof_retention_days, proof_on_tracking_page }).filter(([, v]) => v !== undefined));
 
 const updateCompany = createRoute({
   method: "patch",
@@ -228,8 +228,8 @@ operatorRoutes
     const [row] = Object.keys(changes).length
       ? await db.update(companies).set(changes).where(eq(companies.id, company.id)).returning()
       : await db.select().from(companies).where(eq(companies.id, company.id));
-    const { id, slug, companyname, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days } = row;
-    return c.json({ id, slug, companyname, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days }, 200);
+    const { id, slug, companyname, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days, proof_retention_days, proof_on_tracking_page } = row;
+    return c.json({ id, slug, companyname, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days, proof_retention_days, proof_on_tracking_page }, 200);
   })
   .openapi(createUser, async (c) => {
     const company = await companyOr404(c.env, c.req.valid("param").slug);

@@ -70,6 +70,7 @@ const DeliveryData = AddressInput.extend({
   els: z.number().int().min(0).max(1440).nullable().optional(),
   load: z.number().int().min(0).nullable().optional(),
   notes: z.string().max(2000).nullable().optional(),
+  scancode: z.string().max(200).nullable().optional().openapi({ description: "The parcel's barcode or QR code (Delivery `scancode`), which the driver app checks at the door" }),
   final: z.boolean().nullable().optional(),
   pickup_ref_id: z.number().int().nullable().optional(),
   notify_customer_email: z.boolean().nullable().optional(),

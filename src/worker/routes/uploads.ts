@@ -14,7 +14,7 @@ import { NamePrefix, TimeBudgetSeconds } from "./routing";
 const COLUMNS =
   "Files: `.xlsx` (first worksheet) or `.csv` (comma, semicolon or tab separated), first row the column names. Columns: the `deliverydata` field names " +
   "(`custom_id`, `contactcompany`, `contactfirstname`, `contactlastname`, `street`, `housenumber`, `postalcode`, `city`, `country`, `email`, `phonenr`, `lat`, `lng`, " +
-  "`pdt_from`, `pdt_to`, `els`, `load`, `notes`) or German headings (`Firma`, `Strasse`, `Hausnummer`, `PLZ`, `Ort`, `Von`, `Bis`, …), plus `tour` for pre-clustered rows. " +
+  "`pdt_from`, `pdt_to`, `els`, `load`, `notes`, `scancode` (alias `barcode`, `Sendungsnummer`, `Paketnummer`: the parcel's code the driver app checks at the door)) or German headings (`Firma`, `Strasse`, `Hausnummer`, `PLZ`, `Ort`, `Von`, `Bis`, …), plus `tour` for pre-clustered rows. " +
   "Rows that cannot be used (nothing found for the address, bad numbers or times) are skipped and listed in the process's `vague_addresses` with file, row, " +
   "reason and the address as given (`street`, `housenumber`, `postalcode`, `city`, `country`). An empty file, or one with a header and no data rows, is a 422 and nothing is created. " +
   `Limits: ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB per request (413); an XLSX entry may inflate to ${SHEET_LIMITS.entryBytes / 1024 / 1024} MiB, the workbook to ${SHEET_LIMITS.totalBytes / 1024 / 1024} MiB, ` +

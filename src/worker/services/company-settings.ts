@@ -25,5 +25,11 @@ export const CompanySettings = z.object({
     .min(1)
     .max(3650)
     .openapi({ description: "Driver positions older than this many days (whole days on the company's wall clock) move from the database to the archive, one file per driver and day; `GET /drivertrace/<id>?date=` answers the same for them (default 30)." }),
+  proof_retention_days: z
+    .number()
+    .int()
+    .min(1)
+    .max(3650)
+    .openapi({ description: "Proofs of delivery (photo, signature, recipient, where the report was made) are deleted this many days after they were made, by the daily retention run (default 90; GDPR art. 5(1)(e): kept no longer than needed)." }),
+  proof_on_tracking_page: z.boolean().openapi({ description: "The customer's tracking page shows the proof's photo and signature through links signed for 15 minutes (default false: only the time and the driver's note)." }),
 });
-

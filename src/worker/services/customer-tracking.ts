@@ -11,6 +11,7 @@ import { DeliveryStatus, RouteStatus } from "../domain/states";
 import type { Db } from "../env";
 import { nowIso } from "../lib/time";
 import type { Language } from "./company-settings";
+import { latestProof } from "./proofs";
 
 /** The driver's position shows once the delivery is at most this many stops ahead. */
 export const POSITION_VISIBLE_WITHIN_STOPS = 3;
@@ -66,8 +67,12 @@ export interface TrackingView {
   stops_before: number | null;
   driver: { firstname: string | null; position: { lat: number; lng: number; timestamp: string } | null } | null;
   destination: { lat: number; lng: number } | null;
-  proof: { time: string; notes: string | null } | null;
+  /** `recipient` and the image links only when the company shows proofs on the tracking page (`proof_on_tracking_page`). */
+  proof: { time: string; notes: string | null; recipient?: string | null; photo_url?: string | null; signature_url?: string | null } | null;
 }
+
+/** Signs a link to a proof image (services/proofs.ts `signedProofUrl`, bound to the request's env and base). */
+export type ProofLinkSigner = (proofId: number, kind: "photo" | "signature") => Promise<string>;
 
 const stateOf = (deliveryStatus: number, routeStatus: number | null): TrackingState => {
   if (deliveryStatus === DeliveryStatus.delivered) return "delivered";
@@ -80,10 +85,10 @@ const stateOf = (deliveryStatus: number, routeStatus: number | null): TrackingSt
 const round = (v: number) => Math.round(v / POSITION_GRID) * POSITION_GRID;
 
 /** What the page of a link shows, or null when the link is unknown, revoked, or of another company. */
-export async function trackingView(db: Db, companyId: number, token: string): Promise<TrackingView | null> {
+export async function trackingView(db: Db, companyId: number, token: string, sign?: ProofLinkSigner): Promise<TrackingView | null> {
   const [row] = await db
     .select({
-      company: { name: companies.companyname, timezone: companies.timezone, language: companies.language },
+      company: { name: companies.companyname, timezone: companies.timezone, language: companies.language, showProof: companies.proof_on_tracking_page },
       delivery: deliveries,
       lat: addresses.lat,
       lng: addresses.lng,
@@ -122,6 +127,16 @@ export async function trackingView(db: Db, companyId: number, token: string): Pr
       driver = { firstname: person?.firstname ?? null, position: last ? { lat: round(last.lat), lng: round(last.lng), timestamp: last.timestamp } : null };
     }
   }
+  let proof: TrackingView["proof"] = null;
+  if (state === "delivered" || state === "not_delivered") {
+    proof = { time: delivery.atd ?? delivery.ata ?? "", notes: delivery.drivernotes };
+    const record = row.company.showProof && sign ? await latestProof(db, companyId, delivery.id) : null;
+    if (record && sign) {
+      proof.recipient = record.recipient;
+      proof.photo_url = record.photo_key ? await sign(record.id, "photo") : null;
+      proof.signature_url = record.signature_key ? await sign(record.id, "signature") : null;
+    }
+  }
   return {
     company: { name: row.company.name, timezone: row.company.timezone, language: row.company.language as Language },
     state,
@@ -130,6 +145,6 @@ export async function trackingView(db: Db, companyId: number, token: string): Pr
     stops_before: stopsBefore,
     driver,
     destination: row.lat !== null && row.lng !== null ? { lat: row.lat, lng: row.lng } : null,
-    proof: state === "delivered" || state === "not_delivered" ? { time: delivery.atd ?? delivery.ata ?? "", notes: delivery.drivernotes } : null,
+    proof,
   };
 }

@@ -19,6 +19,7 @@ export type DeliveryDataItem = AddressInputType & {
   els?: number | null;
   load?: number | null;
   notes?: string | null;
+  scancode?: string | null;
   final?: boolean | null;
   pickup_ref_id?: number | null;
   notify_customer_email?: boolean | null;
@@ -53,7 +54,7 @@ export async function importDeliveries(env: Env, company: Company, depotId: numb
   // Rows travel as JSON parameters (D1 binds at most 100 values per statement). One INSERT … SELECT
   // numbers its rows consecutively, so delivery k refers to the k-th new address.
   const addressColumns = ["contactcompany", "customernr", "contactfirstname", "contactlastname", "street", "housenumber", "postalcode", "city", "district", "country", "email", "phonenr", "addresstype", "lng", "lat", "geocode_source"] as const;
-  const deliveryColumns = ["custom_id", "custom_tour", "pdt_from", "pdt_to", "els", "load", "notes", "final", "deliverytype_id", "notify_customer", "notify_customer_email", "notify_customer_sms"] as const;
+  const deliveryColumns = ["custom_id", "custom_tour", "pdt_from", "pdt_to", "els", "load", "notes", "scancode", "final", "deliverytype_id", "notify_customer", "notify_customer_email", "notify_customer_sms"] as const;
   const pick = (row: Record<string, unknown>, columns: readonly string[]) => columns.map((c) => row[c] ?? null);
   const fields = (columns: readonly string[]) => sql.raw(columns.map((_, k) => `json_extract(value, '$[${k}]')`).join(", "));
   const names = (columns: readonly string[]) => sql.raw(columns.map((c) => `"${c}"`).join(", "));
@@ -73,7 +74,7 @@ export async function importDeliveries(env: Env, company: Company, depotId: numb
 }
 
 async function resolveItem(env: Env, company: Company, item: DeliveryDataItem, prefix: string) {
-  const { custom_id, custom_tour, pdt_from, pdt_to, els, load, notes, final, pickup_ref_id: _pickup, notify_customer_email, notify_customer_sms, deliverytype_id, ...address } = item;
+  const { custom_id, custom_tour, pdt_from, pdt_to, els, load, notes, scancode, final, pickup_ref_id: _pickup, notify_customer_email, notify_customer_sms, deliverytype_id, ...address } = item;
   const location = await resolveAddressInput(env, company.id, address, prefix);
   const window = [pdt_from, pdt_to].map((t, k) => {
     if (!t) return null;
@@ -92,6 +93,7 @@ async function resolveItem(env: Env, company: Company, item: DeliveryDataItem, p
       els,
       load,
       notes,
+      scancode: scancode?.trim() || null,
       final: final === null || final === undefined ? null : Number(final),
       deliverytype_id,
       notify_customer: Number(!!(notify_customer_email || notify_customer_sms)),

@@ -14,7 +14,9 @@
  *   its record); the route that replaced one forgets it (`replaces` null) in
  *   the same batch, so no id points at a route that is gone;
  * - driver positions after the company's `position_retention_days`, archived
- *   to R2 first (services/position-archive.ts).
+ *   to R2 first (services/position-archive.ts);
+ * - proofs of delivery (record, photo and signature in R2) after the company's
+ *   `proof_retention_days` (services/proofs.ts `pruneProofs`).
  *
  * Every step deletes at most BATCH rows in one statement, the oldest first
  * (ids grow with time), and a run does at most MAX_BATCHES per table, so a
@@ -30,6 +32,7 @@ import { RouteStatus } from "../domain/states";
 import { log } from "../lib/log";
 import { formatDateTime } from "../lib/time";
 import { archiveOldPositions } from "./position-archive";
+import { pruneProofs } from "./proofs";
 
 export const OUTBOX_DAYS = 30;
 export const WEBHOOK_DELIVERY_DAYS = 30;
@@ -96,6 +99,7 @@ export async function runRetention(env: Env, db: Db): Promise<void> {
     report("routes", company.slug, await pruneEndedRoutes(db, company.id, formatDateTime(now - ROUTE_DAYS * DAY_MS)), started);
   }
   await archiveOldPositions(env, db);
+  await pruneProofs(env, db, now);
 }
 
 /**

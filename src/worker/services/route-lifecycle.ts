@@ -19,6 +19,7 @@ import { type RouteRow, loadRoute } from "./route-records";
 import { trackingTokens, trackingUrl } from "./customer-tracking";
 import { type LiveEntry, type PublishedEvent, eventInsert, loggedEvents } from "./events";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
+import { type ReportExtras, guardedProofUpsert, proofOfReport, proofSummary, reportProofFields, reportTime } from "./proofs";
 
 export interface RouteChange {
   status?: number;
@@ -342,23 +343,30 @@ export function cancelStatements(db: Db, route: RouteRow) {
 }
 
 /** POST /deliverydone: a delivery of a route on the way reported; the last report finishes the route. */
-export async function reportDelivery(env: Env, db: Db, company: Company, actor: AuthUser, deliveryId: number, outcome: "delivered" | "undelivered", base: string, drivernotes?: string): Promise<ChangeResult> {
+export async function reportDelivery(env: Env, db: Db, company: Company, actor: AuthUser, deliveryId: number, outcome: "delivered" | "undelivered", base: string, drivernotes?: string, extras: ReportExtras = {}): Promise<ChangeResult> {
   const [delivery] = await db.select().from(deliveries).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, deliveryId)));
   if (!delivery) throw notFound("Delivery");
   const route = delivery.route_id === null ? null : await loadRoute(db, company.id, delivery.route_id);
   if (actor.role === "driver" && route?.driver_id !== actor.id) throw forbidden("Drivers may report only deliveries of their own routes");
   if (!route || route.status !== RouteStatus.ontheway) throw conflict("Deliveries can be reported only while their route is on the way", "status");
   if (delivery.status !== DeliveryStatus.routed) throw conflict(`Delivery already reported (status ${delivery.status})`, "status");
-  const now = nowIso();
+  // An offline report keeps the phone's time of the report (atd, ata when empty, and its proof).
+  const now = reportTime(extras, route.ast);
   const status = outcome === "delivered" ? DeliveryStatus.delivered : DeliveryStatus.undelivered;
+  const [target] = delivery.deliverylocation_id === null ? [] : await db.select({ lat: addresses.lat, lng: addresses.lng }).from(addresses).where(and(eq(addresses.company_id, company.id), eq(addresses.id, delivery.deliverylocation_id)));
+  const proofFields = reportProofFields(extras, now, target ?? { lat: null, lng: null }, delivery.scancode);
+  const earlier = await proofOfReport(db, company.id, delivery.id, route.id);
+  const proof = proofFields || earlier ? proofSummary({ photo_key: null, signature_key: null, recipient: null, far_from_address: null, scan_match: null, ...earlier, ...proofFields }) : null;
   const reportedAll = sql`not exists (select 1 from ${deliveries} where ${deliveries.route_id} = ${route.id} and ${deliveries.status} = ${DeliveryStatus.routed})`;
   const reportable = and(eq(deliveries.id, delivery.id), eq(deliveries.status, DeliveryStatus.routed), sql`exists (select 1 from ${routes} where ${routes.id} = ${route.id} and ${routes.status} = ${RouteStatus.ontheway})`);
   // Evaluated after the report: the last one finishes the route.
   const finishing = and(eq(routes.id, route.id), eq(routes.status, RouteStatus.ontheway), reportedAll);
   const approaching = await approachingMessages(db, company, route.id, delivery.id, base);
   // Each event insert stands right before its write, guarded by that write's WHERE.
-  const [reportLogged, updated, finishLogged, , queued] = await db.batch([
-    eventInsert(db, company.id, { event: { type: "delivery", id: delivery.id, status, route_id: route.id }, driverId: route.driver_id, when: sql`exists (select 1 from ${deliveries} where ${reportable})` }),
+  const reportApplies = sql`exists (select 1 from ${deliveries} where ${reportable})`;
+  const [reportLogged, , updated, finishLogged, , queued] = await db.batch([
+    eventInsert(db, company.id, { event: { type: "delivery", id: delivery.id, status, route_id: route.id, ...(proof ? { proof } : {}) }, driverId: route.driver_id, when: reportApplies }),
+    guardedProofUpsert(db, company.id, delivery.id, route.id, route.driver_id, proofFields ?? {}, proofFields ? reportApplies : sql`0`),
     db
       .update(deliveries)
       .set({ status, atd: now, ata: delivery.ata ?? now, ...(drivernotes !== undefined ? { drivernotes } : {}) })
@@ -399,7 +407,7 @@ async function approachingMessages(db: Db, company: Company, routeId: number, re
 export type LifecycleOp =
   | { kind: "route"; company: Company; actor: AuthUser; routeId: number; change: RouteChange; base: string }
   | { kind: "cancel"; company: Company; routeId: number }
-  | { kind: "report"; company: Company; actor: AuthUser; deliveryId: number; outcome: "delivered" | "undelivered"; drivernotes?: string; base: string };
+  | { kind: "report"; company: Company; actor: AuthUser; deliveryId: number; outcome: "delivered" | "undelivered"; drivernotes?: string; base: string; extras?: ReportExtras };
 
 /** Errors cross RPC as plain data, so the worker can answer with the right status. */
 export type LifecycleOutcome = { ok: true; events: ChangeResult["events"] } | { ok: false; status: ErrorStatus; message: string; fields: string };
@@ -411,7 +419,7 @@ export async function applyLifecycleOp(env: Env, db: Db, op: LifecycleOp): Promi
         ? await changeRoute(env, db, op.company, op.actor, op.routeId, op.change, op.base)
         : op.kind === "cancel"
           ? await cancelRoute(env, db, op.company, op.routeId)
-          : await reportDelivery(env, db, op.company, op.actor, op.deliveryId, op.outcome, op.base, op.drivernotes);
+          : await reportDelivery(env, db, op.company, op.actor, op.deliveryId, op.outcome, op.base, op.drivernotes, op.extras);
     return { ok: true, events: result.events };
   } catch (err) {
     if (err instanceof ApiError) return { ok: false, status: err.status as ErrorStatus, message: err.message, fields: err.fields };
