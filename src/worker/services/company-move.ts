@@ -47,6 +47,7 @@ export const MOVED_TABLES = [
   "webhooks",
   "webhook_deliveries",
   "tracking_links",
+  "delivery_proofs",
 ] as const;
 
 /** Rows read per query, rows copied or deleted per step (a step stays far inside D1's limits and the Worker's CPU time). */
