@@ -29,6 +29,7 @@ import { lifecycleRoutes } from "./routes/lifecycle";
 import { liveRoutes } from "./routes/live";
 import { operatorRoutes } from "./routes/operator";
 import { routingRoutes } from "./routes/routing";
+import { reportRoutes } from "./routes/report";
 import { routeRoutes } from "./routes/routes";
 import { trackingRoutes } from "./routes/tracking";
 import { uploadRoutes } from "./routes/uploads";
@@ -55,7 +56,8 @@ export const apiRoutes = newRouter()
   .route("/", routeRoutes)
   .route("/", areaRoutes)
   .route("/", webhookRoutes)
-  .route("/", trackingLinkRoutes);
+  .route("/", trackingLinkRoutes)
+  .route("/", reportRoutes);
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
