@@ -34,7 +34,7 @@ export const MAX_PLAUSIBLE_KMH = 200;
 export const EMISSION_FACTORS: Record<string, { g_per_km: number; basis: string }> = {
   car: { g_per_km: 292, basis: "diesel van ≤ 3.5 t, 9 l/100 km × 3.24 kg CO₂e/l (diesel WTW, EN 16258 / GLEC)" },
   truck: { g_per_km: 648, basis: "rigid diesel truck 7.5–12 t, 20 l/100 km × 3.24 kg CO₂e/l (diesel WTW, EN 16258 / GLEC)" },
-  bicycle: { g_per_km: 8, basis: "electric cargo bicycle, 2 kWh/100 km × 0.4 kg CO₂e/kWh (EU grid mix, approx.)" },
+  bicycle: { g_per_km: 8, basis: "electric cargo bicycle, 2 kWh/100 km × 0.4 kg CO₂e/kWh (German electricity mix, UBA: about 380 g/kWh in 2023)" },
 };
 
 /** Lateness histogram buckets, whole minutes after the window closed (begun minutes count): (from, to]; the first holds the stops not late. */
