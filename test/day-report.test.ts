@@ -4,7 +4,7 @@ import { addDays, dayAt, instantOf } from "../src/shared/wall-clock";
 import { createDb } from "../src/worker/db/client";
 import { readCsv, readXlsx } from "../src/worker/lib/spreadsheet";
 import { archiveOldPositions } from "../src/worker/services/position-archive";
-import { type TestCompany, createCompany, insertAddress, routeAndStart } from "./helpers";
+import { type TestCompany, call, createCompany, insertAddress, routeAndStart } from "./helpers";
 
 const TZ = "Europe/Berlin";
 /** The seeded day: three days ago on the company's wall clock (inside the event log's and outside a 1-day position retention). */
@@ -235,6 +235,13 @@ describe("day report on a seeded day", () => {
       expect(res.body.fields, query).toBe(field);
     }
     expect((await co.api("GET", `/report/day?from=${DAY}&to=${addDays(DAY, 30)}`)).status).toBe(200);
+  });
+
+  it("is documented in the OpenAPI with its three answers", async () => {
+    const doc = (await call("GET", "/openapi.json")).body;
+    const op = doc.paths["/{slug}/api/report/day"]?.get ?? (Object.entries(doc.paths) as [string, any][]).find(([path]) => path.endsWith("/report/day"))?.[1].get;
+    expect(Object.keys(op.responses[200].content)).toEqual(["application/json", "text/csv", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"]);
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["date", "from", "to", "format", "table"]));
   });
 
   it("is for dispatchers and watchers, and shows only the company's own routes", async () => {

@@ -163,7 +163,7 @@ export function DayReportView({ api, day }: { api: Api; day: string }) {
             <Total label="Stops per hour" value={num(t.stops_per_hour)} />
             <Total label="Minutes late" value={String(t.late_minutes)} detail={`${t.late} stops late, ${t.early} early`} />
             <Total label="Waiting" value={`${t.waiting_minutes_actual} min`} detail={`planned ${t.waiting_minutes_planned} min`} />
-            <Total label="CO₂e (estimate)" value={`${num(t.co2e_kg)} kg`} />
+            <Total label="CO₂e (estimate)" value={`${num(t.co2e_kg, 2)} kg`} />
           </dl>
           {report.routes.length === 0 ? (
             <p class="muted">No finished route on these days.</p>
