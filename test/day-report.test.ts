@@ -175,6 +175,13 @@ describe("day report on a seeded day", () => {
     ]);
     expect(r.lateness_histogram.map((b: { count: number }) => b.count)).toEqual([4, 0, 1, 0, 1, 0]);
     expect(r.emission_factors.map((f: { vehicle_class: string }) => f.vehicle_class)).toEqual(["car", "truck", "bicycle"]);
+    expect(r.routes[0].stop_details).toBeUndefined();
+    const detailed = (await co.api("GET", `/report/day?date=${DAY}&stops=true`)).body.routes[0].stop_details;
+    expect(detailed.map((s: { outcome: string; on_time: boolean; late_minutes: number; early_minutes: number; reason: string | null }) => [s.outcome, s.on_time, s.late_minutes, s.early_minutes, s.reason])).toEqual([
+      ["delivered", true, 0, 0, null],
+      ["delivered", false, 10, 0, null],
+      ["not_delivered", false, 0, 10, "recipient_absent"],
+    ]);
   });
 
   it("stores each route's figures on first read and then reads them, never recomputing", async () => {
@@ -203,7 +210,9 @@ describe("day report on a seeded day", () => {
     expect(csv.headers.get("content-type")).toMatch(/^text\/csv/);
     expect(csv.headers.get("content-disposition")).toContain(`day-report-${co.slug}-${DAY}-routes.csv`);
     const rows = readCsv(csv.text.replace(/^\uFEFF/, ""));
-    expect(rows[0].slice(0, 8)).toEqual(["day", "route_id", "route", "driver", "vehicle_class", "started_at", "finished_at", "planned_km"]);
+    expect(rows[0].slice(0, 8)).toEqual(["day", "route_id", "route", "driver", "vehicle_class", `started (${TZ})`, `finished (${TZ})`, "planned_km"]);
+    // Times on the company's wall clock.
+    expect(rows[1].slice(5, 7)).toEqual([`${DAY} 08:00`, `${DAY} 09:55`]);
     expect(rows).toHaveLength(4);
     const col = (name: string) => rows[0].indexOf(name);
     expect(rows[1][col("actual_km")]).toBe("11.1");
@@ -212,6 +221,12 @@ describe("day report on a seeded day", () => {
     expect(rows[3][col("on_time_percent")]).toBe("50");
     const drivers = readCsv((await co.api("GET", `/report/day?date=${DAY}&format=csv&table=drivers`)).text.replace(/^\uFEFF/, ""));
     expect(drivers.map((r) => r[1])).toEqual(["driver", "Anna Adler", 'Ben =HYPERLINK("http://x")', "total"]);
+
+    // Per stop: outcome, arrival, window, lateness, reason and the driver's notes.
+    const stops = readCsv((await co.api("GET", `/report/day?date=${DAY}&format=csv&table=stops`)).text.replace(/^\uFEFF/, ""));
+    expect(stops).toHaveLength(8);
+    expect(stops[3].slice(4)).toEqual([stops[3][4], "not delivered", `${DAY} 09:50`, `${DAY} 10:00`, `${DAY} 11:00`, "no", "0", "10", "recipient_absent", "nobody home"]);
+    expect(stops[2].slice(9, 12)).toEqual(["no", "10", "0"]);
 
     const response = await fetchRaw(co, `/report/day?date=${DAY}&format=xlsx`);
     expect(response.headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");

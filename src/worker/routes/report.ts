@@ -6,7 +6,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "../env";
 import { unprocessable, validationHook } from "../errors";
-import { apiRoute } from "../openapi";
+import { BooleanQuery, apiRoute } from "../openapi";
 import { addDays } from "../../shared/wall-clock";
 import { LATENESS_BUCKETS, MAX_PLAUSIBLE_KMH } from "../domain/day-report";
 import { MAX_RANGE_DAYS, MISSING_PER_READ, dayReport } from "../services/day-report";
@@ -40,6 +40,22 @@ const figureShape = {
 };
 const Figures = z.object(figureShape).openapi("ReportFigures");
 
+const StopLine = z
+  .object({
+    delivery_id: z.number().int(),
+    outcome: z.enum(["delivered", "not_delivered"]),
+    ata: z.string().nullable().openapi({ description: "Arrival" }),
+    window_from: z.string().nullable(),
+    window_to: z.string().nullable(),
+    on_time: z.boolean().nullable().openapi({ description: "null: no window or no arrival" }),
+    late_minutes: z.number().int(),
+    early_minutes: z.number().int(),
+    waited_s: z.number().int().openapi({ description: "Seconds from an early arrival to the window's opening" }),
+    reason: z.string().nullable().openapi({ description: "Not delivered: the code's name, else `no reason given`" }),
+    drivernotes: z.string().nullable(),
+  })
+  .openapi("ReportStop");
+
 const RouteLine = z
   .object({
     route_id: z.number().int(),
@@ -53,6 +69,7 @@ const RouteLine = z
     co2e_factor: z.number().openapi({ description: "g CO₂e per km used" }),
     co2e_basis: z.enum(["tracked", "planned"]),
     ...figureShape,
+    stop_details: z.array(StopLine).optional().openapi({ description: "Every reported stop (with `stops=true`)" }),
   })
   .openapi("ReportRoute");
 
@@ -78,8 +95,9 @@ const ReportQuery = z.object({
   date: Day.optional().openapi({ description: "One day (or give `from` and `to`)" }),
   from: Day.optional().openapi({ description: "First day of a range" }),
   to: Day.optional().openapi({ description: `Last day of a range, at most ${MAX_RANGE_DAYS} days from \`from\`` }),
-  format: z.enum(["json", "csv", "xlsx"]).default("json").openapi({ description: "`csv`: one table (`table`); `xlsx`: sheets Routes, Drivers, Lateness, Reasons" }),
-  table: z.enum(["routes", "drivers"]).default("routes").openapi({ description: "The CSV's table: one line per route or per driver, then a total line" }),
+  format: z.enum(["json", "csv", "xlsx"]).default("json").openapi({ description: "`csv`: one table (`table`); `xlsx`: sheets Routes, Drivers, Stops, Lateness, Reasons" }),
+  table: z.enum(["routes", "drivers", "stops"]).default("routes").openapi({ description: "The CSV's table: one line per route or per driver (then a total line), or per reported stop (outcome, arrival, window, lateness, reason, the driver's notes)" }),
+  stops: BooleanQuery.optional().openapi({ description: "JSON: every route with its reported stops (`stop_details`); default false" }),
 });
 
 const XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
@@ -136,5 +154,5 @@ export const reportRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
   if (query.format === "csv")
     return c.body(reportCsv(report, query.table), 200, { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${name}-${query.table}.csv"` });
   if (query.format === "xlsx") return c.body(reportXlsx(report).buffer as ArrayBuffer, 200, { "content-type": XLSX_TYPE, "content-disposition": `attachment; filename="${name}.xlsx"` });
-  return c.json(report, 200);
+  return c.json(query.stops ? report : { ...report, routes: report.routes.map(({ stop_details: _, ...r }) => r) }, 200);
 });

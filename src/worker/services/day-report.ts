@@ -17,7 +17,7 @@
 import { and, asc, eq, gte, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { addDays, dayAt, dayBounds } from "../../shared/wall-clock";
 import { deliveries, events, routeReports, routes, users, vehicles } from "../db/schema";
-import { type Figures, type RouteFigures, EMISSION_FACTORS, type StopInput, latenessHistogram, routeFigures, sumFigures } from "../domain/day-report";
+import { type Figures, type RouteFigures, EMISSION_FACTORS, type StopFigure, type StopInput, latenessHistogram, routeFigures, sumFigures } from "../domain/day-report";
 import { DeliveryStatus, RouteStatus } from "../domain/states";
 import type { Company, Db, Env } from "../env";
 import { log } from "../lib/log";
@@ -172,6 +172,8 @@ export interface RouteLine extends Figures {
   vehicle_class: string;
   co2e_factor: number;
   co2e_basis: "tracked" | "planned";
+  /** Every reported stop: outcome, arrival, window, lateness, reason and the driver's notes. */
+  stop_details: StopFigure[];
 }
 
 export interface DriverLine extends Figures {
@@ -221,6 +223,7 @@ export async function dayReport(env: Env, db: Db, company: Pick<Company, "id" | 
     co2e_factor: r.figures.co2e_factor,
     co2e_basis: r.figures.co2e_basis,
     ...sumFigures([r.figures]),
+    stop_details: r.figures.stop_figures,
   }));
   const perDriver = new Map<number | null, RouteFigures[]>();
   for (const r of rows) perDriver.set(r.driver_id, [...(perDriver.get(r.driver_id) ?? []), r.figures]);
