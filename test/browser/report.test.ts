@@ -122,8 +122,11 @@ describe("the console's day report", () => {
     expect(await km.locator("svg text").allTextContents()).toEqual(expect.arrayContaining(["Rita Runner", "Sam Speedy", "0.3", "no track"]));
     const lateness = page.getByTestId("chart-lateness");
     expect(await lateness.locator("svg text").allTextContents()).toEqual(expect.arrayContaining(["on time or early", "4", "60+ min", "30–60 min"]));
-    await expect.poll(() => page.getByText("shop closed").count()).toBe(0); // notes stay in the stop records, the reason is counted
     expect(await page.getByRole("table", { name: "Reasons" }).locator("tbody tr").allTextContents()).toEqual(["no reason given1"]);
+    // The stop not delivered, with the driver's notes.
+    const missed = page.getByRole("table", { name: "Stops not delivered" }).locator("tbody tr");
+    expect(await missed.count()).toBe(1);
+    expect(await missed.textContent()).toContain("shop closed");
 
     // The table behind a chart: open, sort by on-time share (ascending, then descending).
     await onTime.locator("summary").click();

@@ -35,7 +35,15 @@ interface Figures {
   co2e_kg: number;
   reasons: { reason: string; count: number }[];
 }
+interface StopLine {
+  delivery_id: number;
+  outcome: "delivered" | "not_delivered";
+  ata: string | null;
+  reason: string | null;
+  drivernotes: string | null;
+}
 interface RouteLine extends Figures {
+  stop_details: StopLine[];
   route_id: number;
   name: string | null;
   day: string;
@@ -83,7 +91,7 @@ export function DayReportView({ api, day }: { api: Api; day: string }) {
   const load = useCallback(async () => {
     setBusy(true);
     try {
-      setReport(await api.get<DayReport>("/report/day", query));
+      setReport(await api.get<DayReport>("/report/day", { ...query, stops: true }));
       setError("");
     } catch (err) {
       setError(errorText(err));
@@ -172,7 +180,7 @@ export function DayReportView({ api, day }: { api: Api; day: string }) {
               <OnTimeChart routes={report.routes} />
               <KmChart drivers={report.drivers} />
               <LatenessChart buckets={report.lateness_histogram} />
-              <Reasons reasons={t.reasons} />
+              <Reasons reasons={t.reasons} routes={report.routes} />
             </div>
           )}
           <p class="muted report-note">
@@ -389,14 +397,29 @@ function LatenessChart({ buckets }: { buckets: { label: string; count: number }[
   );
 }
 
-function Reasons({ reasons }: { reasons: { reason: string; count: number }[] }) {
+function Reasons({ reasons, routes }: { reasons: { reason: string; count: number }[]; routes: RouteLine[] }) {
+  const missed = routes.flatMap((r) => r.stop_details.filter((s) => s.outcome === "not_delivered").map((s) => ({ ...s, route: r })));
   return (
     <section class="report-chart" aria-labelledby="reasons-title">
       <h3 id="reasons-title">Not delivered: reasons</h3>
       {reasons.length === 0 ? (
         <p class="muted">Every stop was delivered.</p>
       ) : (
-        <SortableTable caption="Reasons" rows={reasons} rowKey={(r) => r.reason} columns={[{ label: "Reason", value: (r) => r.reason.replace(/_/g, " ") }, { label: "Stops", value: (r) => r.count }]} />
+        <>
+          <SortableTable caption="Reasons" rows={reasons} rowKey={(r) => r.reason} columns={[{ label: "Reason", value: (r) => r.reason.replace(/_/g, " ") }, { label: "Stops", value: (r) => r.count }]} />
+          <SortableTable
+            caption="Stops not delivered"
+            rows={missed}
+            rowKey={(s) => s.delivery_id}
+            columns={[
+              { label: "Route", value: (s) => routeName(s.route) },
+              { label: "Delivery", value: (s) => s.delivery_id },
+              { label: "At", value: (s) => s.ata ?? "", show: (s) => time(s.ata) },
+              { label: "Reason", value: (s) => (s.reason ?? "").replace(/_/g, " ") },
+              { label: "Driver's notes", value: (s) => s.drivernotes ?? "" },
+            ]}
+          />
+        </>
       )}
     </section>
   );
