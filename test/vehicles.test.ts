@@ -44,6 +44,7 @@ describe("vehicles", () => {
       departure_time_to: "09:00:00+01:00",
       return_time_to: "18:00:00+01:00",
       max_tour_duration: 480,
+      co2e_g_per_km: 250.5,
       active: false,
     };
     const res = await co.api("POST", "/vehicle", { body });
@@ -73,6 +74,7 @@ describe("vehicles", () => {
       departure_time_to: null,
       return_time_to: null,
       max_tour_duration: null,
+      co2e_g_per_km: null,
       active: true,
     });
   });

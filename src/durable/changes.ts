@@ -4,6 +4,7 @@
  */
 import { createDb } from "../worker/db/client";
 import { RouteStatus } from "../worker/domain/states";
+import { storeRouteReports } from "../worker/services/day-report";
 import { type LifecycleOp, type LifecycleOutcome, applyLifecycleOp } from "../worker/services/route-lifecycle";
 import type { EtaRefresh } from "./eta-refresh";
 import type { Host } from "./host";
@@ -35,6 +36,9 @@ export class ChangeQueue {
       for (const published of outcome.events) await this.live.broadcast(published);
       // A route went on the way: keep its ETAs fresh while any route is on the way.
       if (outcome.events.some(({ event }) => event.type === "route" && event.status === RouteStatus.ontheway)) await this.etas.schedule(op.company.id);
+      // A route finished: its day-report figures, once (after the queue moved on: the next change does not wait for them).
+      const finished = outcome.events.flatMap(({ event }) => (event.type === "route" && event.status === RouteStatus.finished ? [event.id] : []));
+      if (finished.length) await storeRouteReports(this.host.env, createDb(this.host.env.DB), op.company, finished);
     }
     return outcome;
   }

@@ -31,6 +31,7 @@ import { liveRoutes } from "./routes/live";
 import { mapRoutes } from "./routes/map";
 import { operatorRoutes } from "./routes/operator";
 import { routingRoutes } from "./routes/routing";
+import { reportRoutes } from "./routes/report";
 import { routeRoutes } from "./routes/routes";
 import { trackingRoutes } from "./routes/tracking";
 import { uploadRoutes } from "./routes/uploads";
@@ -59,7 +60,8 @@ export const apiRoutes = newRouter()
   .route("/", areaRoutes)
   .route("/", webhookRoutes)
   .route("/", trackingLinkRoutes)
-  .route("/", proofRoutes);
+  .route("/", proofRoutes)
+  .route("/", reportRoutes);
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
 

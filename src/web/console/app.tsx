@@ -34,9 +34,10 @@ import { Variants } from "./variants";
 import { STATUS_CLASS, isLate, reported } from "./stops";
 import { AreaLayer } from "./areas";
 import { Timeline } from "./timeline";
+import { PALETTE } from "./palette";
+import { DayReportView } from "./report";
 
-/** Okabe–Ito: distinguishable with the common colour-vision deficiencies (yellow last: weakest on white). */
-export const PALETTE = ["#E69F00", "#56B4E9", "#009E73", "#0072B2", "#D55E00", "#CC79A7", "#000000", "#F0E442"];
+export { PALETTE };
 
 const SHOWN_ROUTE_STATUSES: number[] = [RouteStatus.new, RouteStatus.assigned, RouteStatus.accepted, RouteStatus.ontheway, RouteStatus.finished];
 const OPEN_DELIVERY_STATUSES = [DeliveryStatus.none, DeliveryStatus.undelivered];
@@ -67,7 +68,7 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
   const [live, setLive] = useState<LiveState>("connecting");
   const [error, setError] = useState("");
   const [processes, setProcesses] = useState<Map<string, ProcessView>>(new Map());
-  const [view, setView] = useState<"map" | "timeline">("map");
+  const [view, setView] = useState<"map" | "timeline" | "report">("map");
   const mapEl = useRef<HTMLDivElement>(null);
   const map = useRef<DispatchMap | null>(null);
 
@@ -277,9 +278,9 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
         <div class="main-view">
           <div class="view-bar">
             <div role="group" aria-label="View" class="view-switch">
-              {(["map", "timeline"] as const).map((v) => (
+              {(["map", "timeline", "report"] as const).map((v) => (
                 <button type="button" class="secondary" aria-pressed={view === v} onClick={() => setView(v)}>
-                  {v === "map" ? "Map" : "Timeline"}
+                  {v === "map" ? "Map" : v === "timeline" ? "Timeline" : "Report"}
                 </button>
               ))}
             </div>
@@ -288,6 +289,7 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
             </div>
           </div>
           <div class="map" ref={mapEl} role="region" aria-label="Map of routes, stops and drivers" hidden={view !== "map"} />
+          {view === "report" && <DayReportView api={api} day={day} />}
           {view === "timeline" && <Timeline api={api} day={day} routes={dayRoutes} open={dayOpen} names={names} colour={colour} driverName={driverName} onChanged={scheduleRefresh} />}
         </div>
       </div>

@@ -2,6 +2,7 @@ import "leaflet/dist/leaflet.css";
 import "../shared/base.css";
 import "./console.css";
 import "./views.css";
+import "./report.css";
 import { render } from "preact";
 import { Shell } from "../shared/shell";
 import { ConsoleApp } from "./app";

@@ -156,6 +156,8 @@ export const vehicles = sqliteTable(
     departure_time_to: text("departure_time_to"),
     return_time_to: text("return_time_to"),
     max_tour_duration: integer("max_tour_duration"),
+    /** Emission factor of this vehicle, g CO2e per km (well-to-wheel); null: its class's default (domain/day-report.ts). */
+    co2e_g_per_km: real("co2e_g_per_km"),
     active: integer("active", { mode: "boolean" }).notNull().default(true),
   },
   (t) => [uniqueIndex("vehicles_company_name").on(t.company_id, t.name)],
@@ -548,4 +550,29 @@ export const deliveryProofs = sqliteTable(
     updated_at: text("updated_at").notNull().default(now),
   },
   (t) => [uniqueIndex("delivery_proofs_report").on(t.company_id, t.delivery_id, t.route_id), index("delivery_proofs_company_age").on(t.company_id, t.created_at)],
+);
+
+/**
+ * The day report's figures of one finished route (domain/day-report.ts),
+ * computed once: when the route finishes (the company's Durable Object, after
+ * the report that finished it), or on the first report read that finds a
+ * finished route without its row. Reads only sum these rows. `day` is the
+ * company's local date of the route's start (`ast`, else `tst_from`).
+ * No foreign key on `route_id`: the figures outlive nothing, but a finished
+ * route is never deleted either (services/retention.ts).
+ */
+export const routeReports = sqliteTable(
+  "route_reports",
+  {
+    route_id: integer("route_id").primaryKey(),
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    day: text("day").notNull(),
+    driver_id: integer("driver_id"),
+    /** `RouteFigures` of domain/day-report.ts, stops included. */
+    figures: text("figures", { mode: "json" }).$type<import("../domain/day-report").RouteFigures>().notNull(),
+    /** Version of the arithmetic that computed it (DAY_REPORT_VERSION). */
+    version: integer("version").notNull(),
+    computed_at: text("computed_at").notNull().default(now),
+  },
+  (t) => [index("route_reports_company_day").on(t.company_id, t.day)],
 );

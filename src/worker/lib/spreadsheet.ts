@@ -163,7 +163,7 @@ const CRC_TABLE = Uint32Array.from({ length: 256 }, (_, n) => {
   return c;
 });
 
-function crc32(chunk: Uint8Array): number {
+export function crc32(chunk: Uint8Array): number {
   let c = ~0;
   for (let i = 0; i < chunk.length; i++) c = CRC_TABLE[(c ^ chunk[i]) & 0xff] ^ (c >>> 8);
   return ~c >>> 0;

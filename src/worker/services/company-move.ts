@@ -48,6 +48,7 @@ export const MOVED_TABLES = [
   "webhook_deliveries",
   "tracking_links",
   "delivery_proofs",
+  "route_reports",
 ] as const;
 
 /** Rows read per query, rows copied or deleted per step (a step stays far inside D1's limits and the Worker's CPU time). */

@@ -36,6 +36,7 @@ export const VehicleSchema = z
     departure_time_to: TimeOfDay.nullable(),
     return_time_to: TimeOfDay.nullable(),
     max_tour_duration: z.number().int().nullable().openapi({ description: "Minutes" }),
+    co2e_g_per_km: z.number().nullable().openapi({ description: "Emission factor of this vehicle, g CO₂e per km (well-to-wheel), used by the day report; null: the default of its class (README \"Day report\")" }),
     active: z.boolean(),
   })
   .openapi("Vehicle");
@@ -60,6 +61,7 @@ export const presentVehicle = (r: VehicleRow): Vehicle => ({
   departure_time_to: r.departure_time_to,
   return_time_to: r.return_time_to,
   max_tour_duration: r.max_tour_duration,
+  co2e_g_per_km: r.co2e_g_per_km,
   active: r.active,
 });
 
@@ -78,6 +80,7 @@ export const vehicleFields: FieldMap = {
   waiting_hour_rate: { column: vehicles.waiting_hour_rate, type: "number" },
   traveltime_factor: { column: vehicles.traveltime_factor, type: "number" },
   max_tour_duration: { column: vehicles.max_tour_duration, type: "integer" },
+  co2e_g_per_km: { column: vehicles.co2e_g_per_km, type: "number" },
   active: { column: vehicles.active, type: "boolean" },
 };
 
@@ -115,6 +118,7 @@ export const vehicleInputShape = {
   departure_time_to: TimeOfDay.nullable().optional(),
   return_time_to: TimeOfDay.nullable().optional(),
   max_tour_duration: Count.nullable().optional(),
+  co2e_g_per_km: z.number().min(0).max(10_000).nullable().optional().openapi({ description: "g CO₂e per km; null: the class default" }),
   active: z.boolean().optional(),
 };
 
