@@ -274,37 +274,38 @@ async function fetchRaw(co: TestCompany, path: string) {
 }
 
 describe("day report of a route finished through the API", () => {
-  it("is stored when the route finishes, counting an undelivered stop that has moved to another route since", async () => {
-    const co = await createCompany();
+  // Shard 1 as well: the company's Durable Object stores the figures on the company's own database.
+  it.each([0, 1])("is stored when the route finishes, counting an undelivered stop that has moved to another route since (company on shard %i)", async (shard) => {
+    const co = await createCompany(undefined, { shard });
     const ids: number[] = [];
     for (const [lng, lat] of [[13.42, 52.5], [13.45, 52.52], [13.4, 52.54]]) {
-      const address = await insertAddress(co.id, { lng, lat });
+      const address = await insertAddress(co.id, { lng, lat }, co.d1);
       ids.push((await co.api("POST", "/delivery", { body: { deliverylocation_id: address, els: 5 } })).body.id);
     }
     const { driver, routeId } = await routeAndStart(co, ids);
     const order = (await co.api("GET", `/route/${routeId}`)).body.deliveries.map((d: { id: number }) => d.id);
-    await env.DB.prepare("INSERT INTO driver_tracking (company_id, driver_id, timestamp, lng, lat) VALUES (?, ?, ?, 13.4, 52.5), (?, ?, ?, 13.4, 52.51)")
+    await co.d1.prepare("INSERT INTO driver_tracking (company_id, driver_id, timestamp, lng, lat) VALUES (?, ?, ?, 13.4, 52.5), (?, ?, ?, 13.4, 52.51)")
       .bind(co.id, driver.id, new Date(Date.now() - 60_000).toISOString().replace(/\.\d+Z$/, "Z"), co.id, driver.id, new Date().toISOString().replace(/\.\d+Z$/, "Z"))
       .run();
-    await env.DB.prepare("UPDATE routes SET ast = ? WHERE id = ?").bind(new Date(Date.now() - 120_000).toISOString().replace(/\.\d+Z$/, "Z"), routeId).run();
+    await co.d1.prepare("UPDATE routes SET ast = ? WHERE id = ?").bind(new Date(Date.now() - 120_000).toISOString().replace(/\.\d+Z$/, "Z"), routeId).run();
     expect((await co.api("POST", `/deliverydone/${order[0]}`, { token: driver.token, body: { status: "delivered" } })).status).toBe(200);
     expect((await co.api("POST", `/deliverydone/${order[1]}`, { token: driver.token, body: { status: "undelivered", drivernotes: "gate closed" } })).status).toBe(200);
     // Open for routing at once: it goes onto a new route before this one finishes.
     const retry = await co.api("POST", "/calcroute/optimized/timewindow?async=false", { body: { deliveryids: [order[1]] } });
     expect(retry.status, retry.text).toBe(200);
-    expect(await storedReport(routeId)).toBeNull();
+    expect(await storedReport(routeId, co.d1)).toBeNull();
     expect((await co.api("POST", `/deliverydone/${order[2]}`, { token: driver.token, body: { status: "delivered" } })).status).toBe(200);
     expect((await co.api("GET", `/route/${routeId}`)).body.status).toBe(4);
 
     // Stored by the company's Durable Object right after the finishing report, before any read.
-    const figures = await storedReport(routeId);
+    const figures = await storedReport(routeId, co.d1);
     expect(figures).toMatchObject({ route_id: routeId, driver_id: driver.id, stops: 3, delivered: 2, not_delivered: 1, actual_distance_m: 1112, positions: 2 });
     const report = await co.api("GET", `/report/day?date=${dayAt(Date.now() - 120_000, TZ)}`);
     expect(report.body.routes.find((r: { route_id: number }) => r.route_id === routeId)).toMatchObject({ delivered: 2, not_delivered: 1, actual_km: 1.1, reasons: [{ reason: "no reason given", count: 1 }] });
   });
 });
 
-async function storedReport(routeId: number) {
-  const row = await env.DB.prepare("SELECT figures FROM route_reports WHERE route_id = ?").bind(routeId).first<{ figures: string }>();
+async function storedReport(routeId: number, d1: D1Database) {
+  const row = await d1.prepare("SELECT figures FROM route_reports WHERE route_id = ?").bind(routeId).first<{ figures: string }>();
   return row ? JSON.parse(row.figures) : null;
 }

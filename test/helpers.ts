@@ -40,6 +40,8 @@ export interface TestCompany {
   api: (method: string, path: string, opts?: CallOptions) => ReturnType<typeof call>;
   /** Creates a confirmed user through the operator API and logs it in. */
   user: (usertype: "dispatcher" | "watcher" | "driver", email?: string) => Promise<{ id: number; token: string; code?: string; email: string }>;
+  /** The D1 database of the company's shard (`extra.shard` of createCompany; the first database by default). */
+  d1: D1Database;
 }
 
 let counter = 0;
@@ -68,6 +70,7 @@ export async function createCompany(slug = `co-${++counter}-${Math.random().toSt
   const company: TestCompany = {
     slug,
     id: res.body.id,
+    d1: extra.shard === 1 ? env.DB_SHARD_1! : env.DB,
     dispatcher: { ...dispatcher, token },
     api: (method, path, opts = {}) => call(method, `/${slug}/api${path}`, { token, ...opts }),
     user: async (usertype, email = `${usertype}-${++counter}@${slug}.example`) => {
@@ -81,8 +84,8 @@ export async function createCompany(slug = `co-${++counter}-${Math.random().toSt
 }
 
 /** Fixture: an address row of the company at a coordinate (setup only; address endpoints are tested on their own). */
-export async function insertAddress(companyId: number, fields: { lng: number; lat: number; city?: string; postalcode?: string; contactcompany?: string }) {
-  const row = await env.DB.prepare(
+export async function insertAddress(companyId: number, fields: { lng: number; lat: number; city?: string; postalcode?: string; contactcompany?: string }, d1: D1Database = env.DB) {
+  const row = await d1.prepare(
     "INSERT INTO addresses (company_id, lng, lat, city, postalcode, country, contactcompany, geocode_source) VALUES (?, ?, ?, ?, ?, 'DE', ?, 'input') RETURNING id",
   )
     .bind(companyId, fields.lng, fields.lat, fields.city ?? "Berlin", fields.postalcode ?? null, fields.contactcompany ?? null)
@@ -104,7 +107,7 @@ export function tomorrowAt(h: number, m = 0): string {
  */
 export async function routeAndStart(co: TestCompany, deliveryIds: number[], deliverydata?: Record<string, unknown>[], routing: Record<string, unknown> = {}) {
   const driver = await co.user("driver");
-  await env.DB.prepare("UPDATE users SET active = 1 WHERE id = ?").bind(driver.id).run();
+  await co.d1.prepare("UPDATE users SET active = 1 WHERE id = ?").bind(driver.id).run();
   const routed = await co.api("POST", "/calcroute/optimized/timewindow?async=false&num_vehicles=1", { body: { deliveryids: deliveryIds, ...(deliverydata ? { deliverydata } : {}), ...routing } });
   if (routed.status !== 200) throw new Error(`routing failed: ${routed.status} ${routed.text}`);
   const routeId: number = routed.body.objects[0].id;

@@ -38,7 +38,10 @@ export class ChangeQueue {
       if (outcome.events.some(({ event }) => event.type === "route" && event.status === RouteStatus.ontheway)) await this.etas.schedule(op.company.id);
       // A route finished: its day-report figures, once (after the queue moved on: the next change does not wait for them).
       const finished = outcome.events.flatMap(({ event }) => (event.type === "route" && event.status === RouteStatus.finished ? [event.id] : []));
-      if (finished.length) await storeRouteReports(this.host.env, createDb(this.host.env.DB), op.company, finished);
+      if (finished.length) {
+        const env = await this.host.shardEnv();
+        await storeRouteReports(env, createDb(env.DB), op.company, finished);
+      }
     }
     return outcome;
   }
