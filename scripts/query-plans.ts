@@ -95,5 +95,5 @@ for (const query of queries) {
   console.log(`${query.hot ? "[hot] " : ""}${query.label}${problems.length ? `   <-- ${problems.join("; ")}` : ""}`);
   console.log(formatPlan(plan));
 }
-console.log(`\n${queries.length} statements, ${flagged} with a full scan of a tenant table or (hot) a sort of the company's rows`);
+console.log(`\n${queries.length} statements, ${flagged} with a full scan of a tenant table or (hot) a read or sort of every row of the company`);
 await proxy.dispose();
