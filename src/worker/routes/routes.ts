@@ -108,7 +108,9 @@ export const updateableScope = (companyId: number) =>
   and(
     routeScope(companyId),
     inArray(routes.status, [...UNFINISHED_ROUTE_STATUSES]),
-    sql`exists (select 1 from ${deliveries} where ${deliveries.route_id} = ${routes.id} and ${deliveries.company_id} = ${routes.company_id} and ${deliveries.status} = ${DeliveryStatus.routed})`,
+    // `+status`: the route's deliveries by (company_id, route_id), not every routed delivery of the company by (company_id, status, …)
+    // for each route (`npm run bench:queries -- --rows`: 20,000 rows read for a page of 100 routes, 300 with it).
+    sql`exists (select 1 from ${deliveries} where ${deliveries.route_id} = ${routes.id} and ${deliveries.company_id} = ${routes.company_id} and +${deliveries.status} = ${DeliveryStatus.routed})`,
   );
 
 export const routeRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
