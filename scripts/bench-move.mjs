@@ -26,6 +26,8 @@ try {
       insert into driver_tracking (company_id, driver_id, timestamp, lng, lat)
       select ${co.id}, ${driver.id}, strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-' || ((${done} + i) * 10) || ' seconds'), 13.4 + (i % 1000) / 10000.0, 52.5 + (i % 700) / 10000.0 from n;`);
   }
+  // The seed took long enough for the server to close the idle kept-alive socket: a GET (sent again once) renews it.
+  await call("GET", "/health");
   const phases = new Map();
   const started = performance.now();
   let last = performance.now();
