@@ -3,7 +3,7 @@
  * an operator command that copies, verifies and switches, one bounded step per
  * call (`POST /_operator/companies/<slug>/move`, `npm run operator -- move-company`).
  *
- *   precopy   while the company works as ever: its positions and event log (the bulk of
+ *   precopy   while the company works as ever: its positions, event log and webhook logs (the bulk of
  *             its rows; never updated, only appended) are copied up to the newest row,
  *             and checksummed on both shards up to there (`preverify`);
  *   freeze    the company turns read-only (writes answer 503 + Retry-After, queue
@@ -59,9 +59,9 @@ export const MOVED_TABLES = [
  * shard), with an integer key (the same rowids on both shards): copied and checked before the
  * freeze, so the company is read-only only for what changed since and for the rest.
  */
-const APPEND_ONLY = new Set<string>(["driver_tracking", "events"]);
+const APPEND_ONLY = new Set<string>(["driver_tracking", "events", "webhook_deliveries"]);
 /** The rows those refer to (foreign keys), copied first by the pre-copy; the frozen copy writes them again over what the pre-copy wrote (upsert by id). */
-const PARENTS = ["companies", "users"];
+const PARENTS = ["companies", "users", "webhooks"];
 
 /** Rows read per query, rows copied or deleted per step (a step stays far inside D1's limits and the Worker's CPU time). */
 const PAGE = 500;
