@@ -178,17 +178,23 @@ describe("moving a company to another shard", () => {
     expect(routed.status).toBe(200);
     const driver = await co.user("driver");
     await co.api("POST", "/webhooks", { body: { url: "https://hooks.example/x", event_types: ["route.*"] } });
-    const before = { deliveries: (await co.api("GET", "/delivery")).body, routes: (await co.api("GET", "/route")).body, company: (await co.api("GET", "/company")).body };
     const otherBefore = (await other.api("GET", "/delivery")).body;
     const lastEvent = (await env.DB.prepare("select max(id) as id from events where company_id = ?").bind(co.id).first<{ id: number }>())!.id;
 
-    // The first step freezes the company: reads work, writes answer 503 with Retry-After.
+    // The first steps copy and check the positions and event log while the company works as ever.
     const first = await call("POST", `/_operator/companies/${co.slug}/move`, { headers: OPERATOR, body: { shard: 1 } });
     expect(first.status).toBe(200);
-    // With MOVE_GRACE_SECONDS 0 (tests) the first step may go on to the copy at once.
-    expect(first.body).toMatchObject({ from: 0, to: 1, done: false });
-    expect(["freeze", "copy"]).toContain(first.body.phase);
-    expect((await co.api("GET", "/delivery")).status).toBe(200);
+    expect(first.body).toMatchObject({ from: 0, to: 1, phase: "preverify", done: false });
+    expect(first.body.copied).toBeGreaterThan(0);
+    // A write now adds an event after the pre-copied ones: the frozen copy takes it too.
+    const during = await newDelivery(co, "Währenddessen");
+    const eventsBeforeFreeze = await rowsOf(env.DB, "events", co.id);
+    // The step that ends the pre-check freezes the company: reads work, writes answer 503 with Retry-After.
+    const frozen = await call("POST", `/_operator/companies/${co.slug}/move`, { headers: OPERATOR, body: { shard: 1 } });
+    expect(frozen.body.phase).toBe("freeze");
+    // What the company answers while frozen, to compare with what it answers from the new shard.
+    const before = { deliveries: (await co.api("GET", "/delivery")).body, routes: (await co.api("GET", "/route")).body, company: (await co.api("GET", "/company")).body };
+    expect(before.deliveries.num_results).toBe(3);
     const refused = await co.api("POST", "/address", { body: { contactcompany: "Nicht jetzt", lat: 52.5, lng: 13.4 } });
     expect(refused.status).toBe(503);
     expect(refused.headers.get("retry-after")).toBe("60");
@@ -198,13 +204,15 @@ describe("moving a company to another shard", () => {
     expect((await call("POST", `/_operator/companies/${co.slug}/move`, { headers: OPERATOR, body: { shard: 0 } })).status).toBe(409);
 
     const steps = await moveAll(co.slug, 1);
-    const phases = [...new Set([first.body.phase, ...steps.map((s) => s.phase)])];
-    expect(phases).toEqual(expect.arrayContaining(["copy", "verify", "switched", "cleanup", "done"]));
+    const phases = [...new Set([first.body.phase, frozen.body.phase, ...steps.map((s) => s.phase)])];
+    expect(phases).toEqual(expect.arrayContaining(["preverify", "freeze", "copy", "verify", "switched", "cleanup", "done"]));
     const done = steps.at(-1)!;
     expect(done.copied).toBeGreaterThan(10);
     expect(done.failures).toBe(0);
     expect(done.verified.map((v: { table: string }) => v.table)).toContain("deliveries");
-    expect(done.verified.find((v: { table: string }) => v.table === "deliveries").rows).toBe(2);
+    expect(done.verified.find((v: { table: string }) => v.table === "deliveries").rows).toBe(3);
+    expect(done.verified.find((v: { table: string }) => v.table === "events").rows).toBe(eventsBeforeFreeze);
+    expect((await co.api("GET", `/delivery/${during.id}`)).status).toBe(200);
 
     // Same answers, from shard 1; nothing of the company left on shard 0; the other company untouched.
     expect((await co.api("GET", "/delivery")).body).toEqual(before.deliveries);
@@ -220,8 +228,8 @@ describe("moving a company to another shard", () => {
 
     // Writes work again, on shard 1, with ids above every id the company had (its event cursor keeps growing).
     const after = await newDelivery(co, "Drei");
-    expect(after.id).toBeGreaterThan(Math.max(...deliveries.map((d) => d.id)));
-    expect(await rowsOf(shard1, "deliveries", co.id)).toBe(3);
+    expect(after.id).toBeGreaterThan(Math.max(...deliveries.map((d) => d.id), during.id));
+    expect(await rowsOf(shard1, "deliveries", co.id)).toBe(4);
     const newest = (await shard1.prepare("select max(id) as id from events where company_id = ?").bind(co.id).first<{ id: number }>())!.id;
     expect(newest).toBeGreaterThan(lastEvent);
     // The driver logs in on the new shard.

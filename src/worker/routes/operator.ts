@@ -135,9 +135,9 @@ const MoveSchema = z
     company_id: z.number().int(),
     from: z.number().int().openapi({ description: "The shard the company lived on when the move began" }),
     to: z.number().int(),
-    phase: z.enum(["freeze", "copy", "verify", "reset", "switched", "cleanup", "done"]).openapi({
+    phase: z.enum(["precopy", "preverify", "freeze", "copy", "verify", "reset", "switched", "cleanup", "done"]).openapi({
       description:
-        "`freeze`: read-only, waiting for every cache to see it; `copy`: rows being copied table by table; `verify`: row counts and checksums compared per table; `reset`: a difference was found, the copy is wiped and made again; `switched`: the directory names the new shard, still read-only while caches let go; `cleanup`: writes work again, the old shard's rows are deleted; `done`.",
+        "`precopy`, `preverify`: the company works as ever while its positions and event log are copied and checked up to their newest row; `freeze`: read-only, waiting for every cache to see it; `copy`: rows being copied table by table; `verify`: row counts and checksums compared per table; `reset`: a difference was found, the copy is wiped and made again; `switched`: the directory names the new shard, still read-only while caches let go; `cleanup`: writes work again, the old shard's rows are deleted; `done`.",
     }),
     table: z.string().nullable().openapi({ description: "The table the phase is at" }),
     copied: z.number().int(),
@@ -154,7 +154,7 @@ const moveCompany = createRoute({
   tags: ["Operator"],
   summary: "Move a company to another shard (one step)",
   description:
-    "Starts moving the company's rows to the D1 database `shard` or, when that move is under way, goes on with it: one bounded step per call (README \"Moving a company to another shard\"). Call again (after `wait_seconds`) until `done`. While it runs the company is read-only: its writes answer 503 with `Retry-After`, reads work. 409 while the company moves to another shard.",
+    "Starts moving the company's rows to the D1 database `shard` or, when that move is under way, goes on with it: one bounded step per call (README \"Moving a company to another shard\"). Call again (after `wait_seconds`) until `done`. From `freeze` until `cleanup` the company is read-only: its writes answer 503 with `Retry-After`, reads work. 409 while the company moves to another shard.",
   security: [{ Operator: [] }],
   request: {
     params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" } }) }),

@@ -3,14 +3,19 @@
  * an operator command that copies, verifies and switches, one bounded step per
  * call (`POST /_operator/companies/<slug>/move`, `npm run operator -- move-company`).
  *
+ *   precopy   while the company works as ever: its positions, event log and webhook logs (the bulk of
+ *             its rows; never updated, only appended) are copied up to the newest row,
+ *             and checksummed on both shards up to there (`preverify`);
  *   freeze    the company turns read-only (writes answer 503 + Retry-After, queue
  *             messages wait, alarms write nothing); the target shard takes a fresh
  *             id block; then MOVE_GRACE_SECONDS pass, so no isolate still trusts a
  *             cached placement that allows writes (caches hold DIRECTORY_CACHE_MS);
  *   copy      table by table, parents first, in batches by rowid (INSERT OR IGNORE:
- *             a copy cut off anywhere is simply continued);
- *   verify    per table, row count and a checksum of every row on both shards; a
- *             difference wipes the copy (`reset`) and copies again;
+ *             a copy cut off anywhere is simply continued); the pre-copied tables
+ *             only from where the pre-copy stopped;
+ *   verify    per table, row count and a checksum of every row on both shards (the
+ *             pre-copied tables go on from their pre-verified sums); a difference
+ *             wipes the copy (`reset`) and copies again;
  *   switch    the directory names the target (still read-only), MOVE_GRACE_SECONDS
  *             pass again so every isolate reads from the target, then writes resume;
  *   cleanup   the company's rows leave the old shard, children first, in batches.
@@ -51,13 +56,22 @@ export const MOVED_TABLES = [
   "route_reports",
 ] as const;
 
+/**
+ * Tables only ever appended to (and pruned by retention, which waits while a move involves the
+ * shard), with an integer key (the same rowids on both shards): copied and checked before the
+ * freeze, so the company is read-only only for what changed since and for the rest.
+ */
+const APPEND_ONLY = new Set<string>(["driver_tracking", "events", "webhook_deliveries"]);
+/** The rows those refer to (foreign keys), copied first by the pre-copy; the frozen copy writes them again over what the pre-copy wrote (upsert by id). */
+const PARENTS = ["companies", "users", "webhooks"];
+
 /** Rows read per query, rows copied or deleted per step (a step stays far inside D1's limits and the Worker's CPU time). */
 const PAGE = 500;
 const STEP_ROWS = 5000;
 /** Bytes of JSON per insert statement (D1 takes values up to 2 MB). */
 const INSERT_BYTES = 500_000;
 
-export type MovePhase = "freeze" | "copy" | "verify" | "reset" | "switched" | "cleanup" | "done";
+export type MovePhase = "precopy" | "preverify" | "freeze" | "copy" | "verify" | "reset" | "switched" | "cleanup" | "done";
 
 interface Side {
   after: number;
@@ -78,6 +92,8 @@ export interface MoveState {
   /** Verify: where each side's reading stands. */
   source?: Side;
   target?: Side;
+  /** Per append-only table: the newest rowid pre-copied and the checksums of both sides up to it. */
+  marks?: Record<string, { upTo: number; source?: Side; target?: Side; verified?: boolean }>;
   /** Rows copied, tables verified, verifications failed so far. */
   copied: number;
   verified: { table: string; rows: number; checksum: string }[];
@@ -101,17 +117,20 @@ async function columns(d1: D1Database, table: string): Promise<string[]> {
 const quoted = (names: string[]) => names.map((n) => `"${n}"`).join(", ");
 
 /** The next page of a company's rows in a table by rowid: `[rowid, ...values]`. */
-async function page(d1: D1Database, table: string, companyId: number, after: number, cols: string[]): Promise<unknown[][]> {
+async function page(d1: D1Database, table: string, companyId: number, after: number, cols: string[], upTo = Number.MAX_SAFE_INTEGER): Promise<unknown[][]> {
   return d1
-    .prepare(`select rowid as "__rowid", ${quoted(cols)} from "${table}" where ${scope(table)} and rowid > ? order by rowid limit ${PAGE}`)
-    .bind(companyId, after)
+    .prepare(`select rowid as "__rowid", ${quoted(cols)} from "${table}" where ${scope(table)} and rowid > ? and rowid <= ? order by rowid limit ${PAGE}`)
+    .bind(companyId, after, upTo)
     .raw<unknown[]>() as Promise<unknown[][]>;
 }
 
 /** Inserts rows (values in `cols` order) that are not there yet, in statements of at most INSERT_BYTES of JSON. */
 async function insertRows(d1: D1Database, table: string, cols: string[], rows: unknown[][]): Promise<void> {
   const values = cols.map((_, i) => `json_extract(value, '$[${i}]')`).join(", ");
-  const statement = `insert or ignore into "${table}" (${quoted(cols)}) select ${values} from json_each(?) order by key`;
+  // Parents may have changed since the pre-copy wrote them: the newer values win. (`where true`: SQLite's upsert after a SELECT needs it.)
+  const statement = PARENTS.includes(table)
+    ? `insert into "${table}" (${quoted(cols)}) select ${values} from json_each(?) where true order by key on conflict ("id") do update set ${cols.map((c) => `"${c}" = excluded."${c}"`).join(", ")}`
+    : `insert or ignore into "${table}" (${quoted(cols)}) select ${values} from json_each(?) order by key`;
   const statements: D1PreparedStatement[] = [];
   let chunk: unknown[][] = [];
   let bytes = 0;
@@ -147,8 +166,8 @@ function hash53(text: string): bigint {
 const MOD = 2n ** 53n;
 
 /** Reads one page of a side for the checksum: the sum of the rows' hashes does not depend on their order (rowids differ between shards for tables without an integer key). */
-async function checksumPage(d1: D1Database, table: string, companyId: number, cols: string[], side: Side): Promise<boolean> {
-  const rows = await page(d1, table, companyId, side.after, cols);
+async function checksumPage(d1: D1Database, table: string, companyId: number, cols: string[], side: Side, upTo?: number): Promise<boolean> {
+  const rows = await page(d1, table, companyId, side.after, cols, upTo);
   let sum = BigInt(side.sum);
   for (const row of rows) sum = (sum + hash53(JSON.stringify(row.slice(1)))) % MOD;
   side.sum = sum.toString();
@@ -219,12 +238,9 @@ export async function moveCompanyStep(env: Env, slug: string, to: number): Promi
   if (!state) {
     if (entry.shard === to) throw unprocessable(`Company ${slug} lives on shard ${to} already`, "shard");
     await takeFreshBlock(env, to);
-    state = { from: entry.shard, to, phase: "freeze", since: Date.now(), table: 0, after: 0, copied: 0, verified: [], failures: 0 };
-    await home.update(companyDirectory).set({ read_only: true, move: { ...state } }).where(eq(companyDirectory.company_id, entry.company_id));
-    // This isolate knows at once; the others within DIRECTORY_CACHE_MS, which the grace period waits out.
-    forgetCompany(slug);
-    forgetPlacement(entry.company_id);
-    log("info", "company move", { company_slug: slug, phase: "freeze", from: state.from, to });
+    state = { from: entry.shard, to, phase: "precopy", since: Date.now(), table: 0, after: 0, copied: 0, verified: [], failures: 0, marks: {} };
+    await home.update(companyDirectory).set({ move: { ...state } }).where(eq(companyDirectory.company_id, entry.company_id));
+    log("info", "company move", { company_slug: slug, phase: "precopy", from: state.from, to });
   }
   const companyId = entry.company_id;
   const source = envForShard(env, state.from).DB;
@@ -235,7 +251,66 @@ export async function moveCompanyStep(env: Env, slug: string, to: number): Promi
   const save = async (extra: Partial<typeof companyDirectory.$inferInsert> = {}) =>
     home.update(companyDirectory).set({ move: state.phase === "done" ? null : { ...state }, ...extra }).where(eq(companyDirectory.company_id, companyId));
 
+  const freeze = async () => {
+    Object.assign(state, { phase: "freeze", since: Date.now(), table: 0, after: 0 });
+    await save({ read_only: true });
+    // This isolate knows at once; the others within DIRECTORY_CACHE_MS, which the grace period waits out.
+    forgetCompany(slug);
+    forgetPlacement(companyId);
+    waitMs = graceMs(env);
+  };
+  const appendOnly = MOVED_TABLES.map((t, i) => [t, i] as const).filter(([t]) => APPEND_ONLY.has(t));
+  const precopied = MOVED_TABLES.map((t, i) => [t, i] as const).filter(([t]) => APPEND_ONLY.has(t) || PARENTS.includes(t));
+
   switch (state.phase) {
+    case "precopy": {
+      // The company works meanwhile: only the append-only tables, each up to its newest row when the pre-copy reached it.
+      let budget = STEP_ROWS;
+      const marks = (state.marks ??= {});
+      while (budget > 0 && state.table < precopied.length) {
+        const [table] = precopied[state.table];
+        const cols = await columns(source, table);
+        if (!APPEND_ONLY.has(table)) {
+          // A parent: what the positions and events refer to; copied again (upsert) once frozen.
+          const rows = await page(source, table, companyId, state.after, cols);
+          await insertRows(target, table, cols, rows.map((r) => r.slice(1)));
+          budget -= rows.length + 1;
+          if (rows.length) state.after = Number(rows[rows.length - 1][0]);
+          if (rows.length < PAGE) Object.assign(state, { table: state.table + 1, after: 0 });
+          continue;
+        }
+        marks[table] ??= { upTo: (await source.prepare(`select coalesce(max(rowid), 0) as n from "${table}" where ${scope(table)}`).bind(companyId).first<{ n: number }>())!.n };
+        const rows = await page(source, table, companyId, state.after, cols, marks[table].upTo);
+        await insertRows(target, table, cols, rows.map((r) => r.slice(1)));
+        state.copied += rows.length;
+        budget -= rows.length + 1;
+        if (rows.length) state.after = Number(rows[rows.length - 1][0]);
+        if (rows.length < PAGE) Object.assign(state, { table: state.table + 1, after: 0 });
+      }
+      if (state.table >= precopied.length) Object.assign(state, { phase: "preverify", table: 0, after: 0 });
+      break;
+    }
+    case "preverify": {
+      let pages = STEP_ROWS / PAGE;
+      const marks = state.marks ?? {};
+      while (pages > 0 && state.table < appendOnly.length) {
+        const [table] = appendOnly[state.table];
+        const mark = marks[table];
+        const cols = await columns(source, table);
+        mark.source ??= { after: 0, rows: 0, sum: "0" };
+        mark.target ??= { after: 0, rows: 0, sum: "0" };
+        const sourceDone = await checksumPage(source, table, companyId, cols, mark.source, mark.upTo);
+        const targetDone = await checksumPage(target, table, companyId, cols, mark.target, mark.upTo);
+        pages--;
+        if (!sourceDone || !targetDone) continue;
+        mark.verified = mark.source.rows === mark.target.rows && mark.source.sum === mark.target.sum;
+        // A difference is no failure yet: the frozen copy and check then take the whole table.
+        if (!mark.verified) log("error", "company move", { company_slug: slug, phase: "preverify", table, source_rows: mark.source.rows, target_rows: mark.target.rows });
+        state.table++;
+      }
+      if (state.table >= appendOnly.length) await freeze();
+      break;
+    }
     case "freeze": {
       waitMs = state.since + graceMs(env) - Date.now();
       if (waitMs <= 0) Object.assign(state, { phase: "copy", table: 0, after: 0, since: Date.now() });
@@ -245,6 +320,9 @@ export async function moveCompanyStep(env: Env, slug: string, to: number): Promi
       let budget = STEP_ROWS;
       while (budget > 0 && state.table < MOVED_TABLES.length) {
         const table = MOVED_TABLES[state.table];
+        const mark = state.marks?.[table];
+        // A pre-copied table goes on after its mark (the rows up to it never change).
+        if (mark?.verified && state.after < mark.upTo) state.after = mark.upTo;
         const cols = await columns(source, table);
         const rows = await page(source, table, companyId, state.after, cols);
         await insertRows(target, table, cols, rows.map((r) => r.slice(1)));
@@ -261,8 +339,10 @@ export async function moveCompanyStep(env: Env, slug: string, to: number): Promi
       while (pages > 0 && state.table < MOVED_TABLES.length) {
         const table = MOVED_TABLES[state.table];
         const cols = await columns(source, table);
-        state.source ??= { after: 0, rows: 0, sum: "0" };
-        state.target ??= { after: 0, rows: 0, sum: "0" };
+        const mark = state.marks?.[table];
+        // A pre-verified table goes on from its sums at the mark.
+        state.source ??= mark?.verified ? { ...mark.source! } : { after: 0, rows: 0, sum: "0" };
+        state.target ??= mark?.verified ? { ...mark.target! } : { after: 0, rows: 0, sum: "0" };
         const sourceDone = await checksumPage(source, table, companyId, cols, state.source);
         const targetDone = await checksumPage(target, table, companyId, cols, state.target);
         pages--;
@@ -271,7 +351,7 @@ export async function moveCompanyStep(env: Env, slug: string, to: number): Promi
         if (!same) {
           // A copy that differs is thrown away: the target's rows of the company go, then everything is copied again.
           log("error", "company move", { company_slug: slug, phase: "verify", table, source_rows: state.source.rows, target_rows: state.target.rows, same_checksum: state.source.sum === state.target.sum });
-          Object.assign(state, { phase: "reset", table: MOVED_TABLES.length - 1, after: 0, failures: state.failures + 1, source: undefined, target: undefined });
+          Object.assign(state, { phase: "reset", table: MOVED_TABLES.length - 1, after: 0, failures: state.failures + 1, source: undefined, target: undefined, marks: {} });
           break;
         }
         state.verified.push({ table, rows: state.source.rows, checksum: BigInt(state.source.sum).toString(16).padStart(14, "0") });
