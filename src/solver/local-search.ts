@@ -421,21 +421,23 @@ export class LocalSearch {
     return null;
   }
 
+  /** Replaces r.nodes[lo..hi) by the scratch piece if that lowers the tour's cost below `base`. */
+  private tryPiece(r: Route, lo: number, hi: number, base: number): boolean {
+    const s = this.scratch;
+    if (this.lowerBound && this.lowerBound(r, lo, s, 0, s.length, r, hi) >= base - MIN_GAIN) return false;
+    if (this.join(r, lo, s, 0, s.length, r, hi, base) < base - MIN_GAIN) {
+      r.nodes.splice(lo, hi - lo, ...s);
+      return true;
+    }
+    return false;
+  }
+
   /** Moves within one tour (not on tours with pairs: their order matters). */
   private intra(r: Route, pu: number, pv: number): Route[] | null {
     if (r.hasPairs) return null;
     const nodes = r.nodes;
     const s = this.scratch;
     const base = this.routeCost(r);
-    const lb = this.lowerBound;
-    const tryPiece = (lo: number, hi: number): boolean => {
-      if (lb && lb(r, lo, s, 0, s.length, r, hi) >= base - MIN_GAIN) return false;
-      if (this.join(r, lo, s, 0, s.length, r, hi, base) < base - MIN_GAIN) {
-        nodes.splice(lo, hi - lo, ...s);
-        return true;
-      }
-      return false;
-    };
     // Relocate the string nodes[pu..pu+len) to just after v.
     for (let len = 1; len <= MAX_STRING && pu + len <= nodes.length; len++) {
       if (pv >= pu && pv < pu + len) break;
@@ -443,11 +445,11 @@ export class LocalSearch {
       if (pv > pu) {
         for (let p = pu + len; p <= pv; p++) s.push(nodes[p]);
         for (let p = pu; p < pu + len; p++) s.push(nodes[p]);
-        if (tryPiece(pu, pv + 1)) return [r];
+        if (this.tryPiece(r, pu, pv + 1, base)) return [r];
       } else if (pv + 1 < pu) {
         for (let p = pu; p < pu + len; p++) s.push(nodes[p]);
         for (let p = pv + 1; p < pu; p++) s.push(nodes[p]);
-        if (tryPiece(pv + 1, pu + len)) return [r];
+        if (this.tryPiece(r, pv + 1, pu + len, base)) return [r];
       }
     }
     // Swap u and v.
@@ -457,12 +459,12 @@ export class LocalSearch {
     for (let p = lo; p <= hi; p++) s.push(nodes[p]);
     s[0] = nodes[hi];
     s[hi - lo] = nodes[lo];
-    if (tryPiece(lo, hi + 1)) return [r];
+    if (this.tryPiece(r, lo, hi + 1, base)) return [r];
     // 2-opt: reverse nodes[pu+1..pv] so that v follows u.
     if (pv > pu + 1) {
       s.length = 0;
       for (let p = pv; p > pu; p--) s.push(nodes[p]);
-      if (tryPiece(pu + 1, pv + 1)) return [r];
+      if (this.tryPiece(r, pu + 1, pv + 1, base)) return [r];
     }
     return null;
   }
