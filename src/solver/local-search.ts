@@ -2,9 +2,12 @@ import type { Instance } from "./model";
 import { granularNeighbours } from "./neighbours";
 import type { Random } from "./random";
 import type { Route } from "./route";
-import { EPS, merge, seg } from "./segment";
+import * as segment from "./segment";
+
+// Local bindings: a module namespace's exports may be getters once transpiled (tsx in the benchmarks), too slow for the hot loops.
+const { EPS, merge, seg } = segment;
 import type { SolutionState } from "./state";
-import { overlap, polarAngles, type Sector, sectorOf, swapStar } from "./swap-star";
+import { type JoinCost, overlap, polarAngles, type Sector, sectorOf, swapStar } from "./swap-star";
 
 /**
  * Granular local search in the style of HGS (Vidal 2022, "Hybrid genetic
@@ -100,7 +103,110 @@ export function joinCost(x: Route, i: number, mid: ArrayLike<number>, from: numb
   return x.costOf(dist, seg.duration, Math.max(0, seg.duration - travel - service));
 }
 
+/** Weights of the penalised search (hgs.ts): cost + timeWarp x (time warp + duration excess) + load x load excess. */
+export interface Penalty {
+  timeWarp: number;
+  load: number;
+}
+
+/**
+ * `joinCost` in the penalised space: the same piece, never Infinity, its
+ * violations priced by `w` instead (time warp and duration excess, load
+ * excess of every dimension).
+ */
+export function joinPenalised(x: Route, i: number, mid: ArrayLike<number>, from: number, to: number, y: Route, j: number, w: Penalty, bound = Infinity): number {
+  const inst = x.inst;
+  const dims = x.dims;
+  const v = x.vehicle;
+  const yLen = y.nodes.length;
+  if (i === 0 && from === to && j === yLen) return 0;
+  let dur = x.fDur[i];
+  let warp = x.fWarp[i];
+  let early = x.fEarly[i];
+  let late = x.fLate[i];
+  let dist = x.fDist[i];
+  let travel = x.fTravel[i];
+  let service = x.fService[i];
+  for (let d = 0; d < dims; d++) {
+    plain[d] = x.fPlain[i * dims + d];
+    sum[d] = x.fSum[i * dims + d];
+    peak[d] = x.fPeak[i * dims + d];
+  }
+  let last = i > 0 ? x.nodes[i - 1] : 0;
+  for (let m = from; m < to; m++) {
+    const node = mid[m];
+    const t = x.time(last, node);
+    merge(dur, warp, early, late, t, inst.service[node], 0, inst.ready[node], inst.due[node]);
+    dur = seg.duration;
+    warp = seg.timeWarp;
+    early = seg.earliest;
+    late = seg.latest;
+    dist += x.dist(last, node);
+    // Distance and time warp only grow along the piece: a lower bound of its cost.
+    if (v.costPerMetre * dist + w.timeWarp * warp >= bound) return Infinity;
+    travel += t;
+    service += inst.service[node];
+    for (let d = 0; d < dims; d++) {
+      plain[d] += inst.plain[node * dims + d];
+      sum[d] += inst.delta[node * dims + d];
+      if (sum[d] > peak[d]) peak[d] = sum[d];
+    }
+    last = node;
+  }
+  let overload = 0;
+  for (let d = 0; d < dims; d++) {
+    const k = j * dims + d;
+    overload += Math.max(0, plain[d] + y.bPlain[k] + Math.max(peak[d], sum[d] + y.bPeak[k]) - v.capacity[d]);
+  }
+  const first = j < yLen ? y.nodes[j] : -1;
+  const t = x.time(last, first);
+  merge(dur, warp, early, late, t, y.bDur[j], y.bWarp[j], y.bEarly[j], y.bLate[j]);
+  travel += t + y.bTravel[j];
+  service += y.bService[j];
+  dist += x.dist(last, first) + y.bDist[j];
+  const excess = seg.timeWarp + Math.max(0, seg.duration - v.maxDuration);
+  return x.costOf(dist, seg.duration, Math.max(0, seg.duration - travel - service)) + w.timeWarp * excess + w.load * overload;
+}
+
+/**
+ * A lower bound of `joinPenalised` from what only adds up: distance, travel
+ * and service time (duration is at least their sum) and the time warp
+ * already in the prefix and the suffix. O(piece) lookups, no segment merges:
+ * the penalised search rejects most moves with it.
+ */
+export function joinLowerBound(x: Route, i: number, mid: ArrayLike<number>, from: number, to: number, y: Route, j: number, w: Penalty): number {
+  const v = x.vehicle;
+  const yLen = y.nodes.length;
+  if (i === 0 && from === to && j === yLen) return 0;
+  const timed = v.costPerDurationSecond > 0;
+  const service = x.inst.service;
+  let dist = x.fDist[i] + y.bDist[j];
+  let time = timed ? x.fTravel[i] + x.fService[i] + y.bTravel[j] + y.bService[j] : 0;
+  let last = i > 0 ? x.nodes[i - 1] : 0;
+  for (let m = from; m < to; m++) {
+    const node = mid[m];
+    dist += x.dist(last, node);
+    if (timed) time += x.time(last, node) + service[node];
+    last = node;
+  }
+  const first = j < yLen ? y.nodes[j] : -1;
+  dist += x.dist(last, first);
+  if (timed) time += x.time(last, first);
+  return v.fixedCost + v.costPerMetre * dist + v.costPerDurationSecond * time + w.timeWarp * (x.fWarp[i] + y.bWarp[j]);
+}
+
+/** A tour's cost in the penalised space. */
+export function penalisedCost(r: Route, w: Penalty): number {
+  return r.cost + w.timeWarp * r.warp + w.load * r.overload;
+}
+
 export interface LocalSearchOptions {
+  /**
+   * Search the penalised space (hgs.ts): tours may break windows, duration
+   * and capacities at these prices; default: only feasible tours, every move
+   * keeps them feasible.
+   */
+  penalty?: Penalty | null;
   /** Jobs to start from (default: every job on a tour, in random order). */
   start?: number[];
   /** Partners allowed (a decomposition's scope); default: all jobs. */
@@ -124,6 +230,13 @@ export class LocalSearch {
   private swapPass = 0;
   /** Moves applied over the lifetime of this search (for benchmarks and tests). */
   moves = 0;
+  /** The current run's penalty weights (null: feasible moves only) and the matching piece evaluation. */
+  private weights: Penalty | null = null;
+  private join: JoinCost = joinCost;
+  private readonly penalisedJoin: JoinCost = (x, i, mid, from, to, y, j, bound) => joinPenalised(x, i, mid, from, to, y, j, this.weights!, bound);
+  /** In the penalised space: a cheap lower bound of `join`, checked first (null: feasible search, whose checks fail fast anyway). */
+  private lowerBound: JoinCost | null = null;
+  private readonly penalisedBound: JoinCost = (x, i, mid, from, to, y, j) => joinLowerBound(x, i, mid, from, to, y, j, this.weights!);
 
   constructor(readonly inst: Instance) {
     const { list, count } = granularNeighbours(inst);
@@ -139,6 +252,9 @@ export class LocalSearch {
   /** Improves `state` in place until no move of the neighbourhood lowers the cost; returns the moves applied. */
   run(state: SolutionState, rng: Random, options: LocalSearchOptions = {}): number {
     const { mask = null, shouldStop } = options;
+    this.weights = options.penalty ?? null;
+    this.join = this.weights ? this.penalisedJoin : joinCost;
+    this.lowerBound = this.weights ? this.penalisedBound : null;
     let queue: number[];
     if (options.start) queue = options.start.filter((n) => state.routeOf[n] !== null);
     else {
@@ -197,7 +313,7 @@ export class LocalSearch {
         const a = routes[x];
         const b = routes[y];
         if (Math.max(this.stamp(a), this.stamp(b)) <= previous || !overlap(sectors[x], sectors[y])) continue;
-        if (!swapStar(a, b, this.bound, joinCost)) continue;
+        if (!swapStar(a, b, this.bound, this.join)) continue;
         this.moves++;
         this.clock++;
         for (const r of [a, b]) {
@@ -212,6 +328,10 @@ export class LocalSearch {
     return changed;
   }
 
+  private routeCost(r: Route): number {
+    return this.weights ? penalisedCost(r, this.weights) : r.cost;
+  }
+
   private stamp(r: Route): number {
     return this.stamps.get(r) ?? 0;
   }
@@ -219,7 +339,7 @@ export class LocalSearch {
   /** Tries u against its neighbours; applies the first improving move and returns the tours it changed. */
   private improve(state: SolutionState, u: number, mask: Uint8Array | null): Route[] | null {
     const ru = state.routeOf[u];
-    if (!ru || !ru.feasible) return null;
+    if (!ru || (!ru.feasible && !this.weights)) return null;
     const tested = this.lastTested[u];
     this.lastTested[u] = this.clock;
     const base = u * this.k;
@@ -227,7 +347,7 @@ export class LocalSearch {
       const v = this.neighbours[base + c];
       if (mask && !mask[v]) continue;
       const rv = state.routeOf[v];
-      if (!rv || !rv.feasible) continue;
+      if (!rv || (!rv.feasible && !this.weights)) continue;
       if (Math.max(this.stamp(ru), this.stamp(rv)) <= tested) continue;
       const pu = state.position[u];
       const pv = state.position[v];
@@ -249,13 +369,19 @@ export class LocalSearch {
   private inter(ru: Route, pu: number, rv: Route, pv: number): Route[] | null {
     const a = ru.nodes;
     const b = rv.nodes;
-    const base = ru.cost + rv.cost;
+    const base = this.routeCost(ru) + this.routeCost(rv);
+    const joinCost = this.join;
+    const lb = this.lowerBound;
+    const limit = base - MIN_GAIN;
     // Relocate the string a[pu..pu+len) after or before v.
     for (let len = 1; len <= MAX_STRING && pu + len <= a.length && !this.bound[a[pu + len - 1]]; len++) {
-      const out = joinCost(ru, pu, a, 0, 0, ru, pu + len);
-      if (out === Infinity) continue;
+      const outBound = lb ? lb(ru, pu, a, 0, 0, ru, pu + len) : 0;
+      let out = NaN;
       for (let at = pv + 1; at >= pv; at--) {
-        const into = joinCost(rv, at, a, pu, pu + len, rv, at);
+        if (lb && outBound + lb(rv, at, a, pu, pu + len, rv, at) >= limit) continue;
+        if (Number.isNaN(out)) out = joinCost(ru, pu, a, 0, 0, ru, pu + len);
+        if (out === Infinity) break;
+        const into = joinCost(rv, at, a, pu, pu + len, rv, at, base - out);
         if (out + into < base - MIN_GAIN) {
           b.splice(at, 0, ...a.splice(pu, len));
           return [ru, rv];
@@ -265,9 +391,10 @@ export class LocalSearch {
     // Swap a[pu..pu+lu) and b[pv..pv+lv).
     for (let lu = 1; lu <= MAX_SWAP && pu + lu <= a.length && !this.bound[a[pu + lu - 1]]; lu++) {
       for (let lv = 1; lv <= MAX_SWAP && pv + lv <= b.length && !this.bound[b[pv + lv - 1]]; lv++) {
+        if (lb && lb(ru, pu, b, pv, pv + lv, ru, pu + lu) + lb(rv, pv, a, pu, pu + lu, rv, pv + lv) >= limit) continue;
         const ca = joinCost(ru, pu, b, pv, pv + lv, ru, pu + lu);
         if (ca === Infinity) continue;
-        if (ca + joinCost(rv, pv, a, pu, pu + lu, rv, pv + lv) < base - MIN_GAIN) {
+        if (ca + joinCost(rv, pv, a, pu, pu + lu, rv, pv + lv, base - ca) < base - MIN_GAIN) {
           const s = a.slice(pu, pu + lu);
           a.splice(pu, lu, ...b.slice(pv, pv + lv));
           b.splice(pv, lv, ...s);
@@ -280,9 +407,10 @@ export class LocalSearch {
       for (let variant = 0; variant < 2; variant++) {
         const i = pu + 1 - variant;
         const j = pv + variant;
+        if (lb && lb(ru, i, a, 0, 0, rv, j) + lb(rv, j, a, 0, 0, ru, i) >= limit) continue;
         const ca = joinCost(ru, i, a, 0, 0, rv, j);
         if (ca === Infinity) continue;
-        if (ca + joinCost(rv, j, a, 0, 0, ru, i) < base - MIN_GAIN) {
+        if (ca + joinCost(rv, j, a, 0, 0, ru, i, base - ca) < base - MIN_GAIN) {
           const tailA = a.splice(i);
           a.push(...b.splice(j));
           b.push(...tailA);
@@ -293,18 +421,23 @@ export class LocalSearch {
     return null;
   }
 
+  /** Replaces r.nodes[lo..hi) by the scratch piece if that lowers the tour's cost below `base`. */
+  private tryPiece(r: Route, lo: number, hi: number, base: number): boolean {
+    const s = this.scratch;
+    if (this.lowerBound && this.lowerBound(r, lo, s, 0, s.length, r, hi) >= base - MIN_GAIN) return false;
+    if (this.join(r, lo, s, 0, s.length, r, hi, base) < base - MIN_GAIN) {
+      r.nodes.splice(lo, hi - lo, ...s);
+      return true;
+    }
+    return false;
+  }
+
   /** Moves within one tour (not on tours with pairs: their order matters). */
   private intra(r: Route, pu: number, pv: number): Route[] | null {
     if (r.hasPairs) return null;
     const nodes = r.nodes;
     const s = this.scratch;
-    const tryPiece = (lo: number, hi: number): boolean => {
-      if (joinCost(r, lo, s, 0, s.length, r, hi) < r.cost - MIN_GAIN) {
-        nodes.splice(lo, hi - lo, ...s);
-        return true;
-      }
-      return false;
-    };
+    const base = this.routeCost(r);
     // Relocate the string nodes[pu..pu+len) to just after v.
     for (let len = 1; len <= MAX_STRING && pu + len <= nodes.length; len++) {
       if (pv >= pu && pv < pu + len) break;
@@ -312,11 +445,11 @@ export class LocalSearch {
       if (pv > pu) {
         for (let p = pu + len; p <= pv; p++) s.push(nodes[p]);
         for (let p = pu; p < pu + len; p++) s.push(nodes[p]);
-        if (tryPiece(pu, pv + 1)) return [r];
+        if (this.tryPiece(r, pu, pv + 1, base)) return [r];
       } else if (pv + 1 < pu) {
         for (let p = pu; p < pu + len; p++) s.push(nodes[p]);
         for (let p = pv + 1; p < pu; p++) s.push(nodes[p]);
-        if (tryPiece(pv + 1, pu + len)) return [r];
+        if (this.tryPiece(r, pv + 1, pu + len, base)) return [r];
       }
     }
     // Swap u and v.
@@ -326,12 +459,12 @@ export class LocalSearch {
     for (let p = lo; p <= hi; p++) s.push(nodes[p]);
     s[0] = nodes[hi];
     s[hi - lo] = nodes[lo];
-    if (tryPiece(lo, hi + 1)) return [r];
+    if (this.tryPiece(r, lo, hi + 1, base)) return [r];
     // 2-opt: reverse nodes[pu+1..pv] so that v follows u.
     if (pv > pu + 1) {
       s.length = 0;
       for (let p = pv; p > pu; p--) s.push(nodes[p]);
-      if (tryPiece(pu + 1, pv + 1)) return [r];
+      if (this.tryPiece(r, pu + 1, pv + 1, base)) return [r];
     }
     return null;
   }

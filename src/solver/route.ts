@@ -1,6 +1,9 @@
 import type { Instance, VehicleModel } from "./model";
 import { UNBOUNDED } from "./model";
-import { EPS, merge, seg } from "./segment";
+import * as segment from "./segment";
+
+// Local bindings: a module namespace's exports may be getters once transpiled (tsx in the benchmarks), too slow for the hot loops.
+const { EPS, merge, seg } = segment;
 
 /**
  * One tour under construction: its job sequence plus prefix and suffix
@@ -43,6 +46,9 @@ export class Route {
   feasible = true;
   /** Time warp + load excess + duration excess (0 when feasible); guides the squeeze. */
   penalty = 0;
+  /** The parts of `penalty`: time warp plus duration excess, and load excess (for the penalised search, hgs.ts). */
+  warp = 0;
+  overload = 0;
   /** Whether some node has a partner (then precedence matters for moves). */
   hasPairs = false;
   /**
@@ -91,6 +97,8 @@ export class Route {
     r.cost = this.cost;
     r.feasible = this.feasible;
     r.penalty = this.penalty;
+    r.warp = this.warp;
+    r.overload = this.overload;
     r.hasPairs = this.hasPairs;
     r.hasUnits = this.hasUnits;
     return r;
@@ -202,10 +210,13 @@ export class Route {
     this.distance = this.fDist[len] + (len > 0 ? this.dist(nodes[len - 1], -1) : 0);
     const travel = this.fTravel[len] + tEnd;
     this.waiting = Math.max(0, this.duration - travel - this.fService[len]);
-    let penalty = seg.timeWarp + Math.max(0, this.duration - v.maxDuration);
+    this.warp = seg.timeWarp + Math.max(0, this.duration - v.maxDuration);
+    let overload = 0;
     for (let d = 0; d < dims; d++) {
-      penalty += Math.max(0, this.fPlain[len * dims + d] + this.fPeak[len * dims + d] - v.capacity[d]);
+      overload += Math.max(0, this.fPlain[len * dims + d] + this.fPeak[len * dims + d] - v.capacity[d]);
     }
+    this.overload = overload;
+    const penalty = this.warp + overload;
     this.penalty = penalty;
     this.feasible = penalty < EPS;
     this.cost = len === 0 ? 0 : this.costOf(this.distance, this.duration, this.waiting);

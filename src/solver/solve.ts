@@ -1,6 +1,7 @@
 import { Budget } from "./budget";
 import { GRANULAR_CONSTRUCTION_FROM, granularInsertion, regretInsertion } from "./construction";
 import { diagnose } from "./diagnose";
+import { hgsApplies, hybridGeneticSearch } from "./hgs";
 import { LocalSearch } from "./local-search";
 import { decomposedSearch, SUBPROBLEM_JOBS } from "./decomposition";
 import { compile, type Instance } from "./model";
@@ -117,7 +118,8 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     best = yield* minimiseRoutes(best, rng, budget, warmUp + ROUTE_MINIMISATION_SHARE, improved);
     // Ejections and perturbations leave detours behind.
     ls.run(best, rng, { shouldStop });
-    best = yield* costSearch(budget.fraction(), 1, FINAL_PHASE_TEMPERATURE);
+    if (!large && options.search === "hgs" && hgsApplies(best)) best = yield* hybridGeneticSearch(best, rng, budget, 1, ls, improved);
+    else best = yield* costSearch(budget.fraction(), 1, FINAL_PHASE_TEMPERATURE);
   }
   const relaxed = relaxWindows(inst, best);
   const stoppedBy = budget.cancelled ? "cancelled" : searched ? "budget" : "complete";

@@ -65,8 +65,12 @@ export function overlap(a: Sector, b: Sector): boolean {
   return turn(b.start - a.start) <= a.width + 1e-9 || turn(a.start - b.start) <= b.width + 1e-9;
 }
 
-/** Cost of an exactly evaluated piece, from the local search: prefix(x, i) + mid[from..to) + suffix(y, j). */
-export type JoinCost = (x: Route, i: number, mid: ArrayLike<number>, from: number, to: number, y: Route, j: number) => number;
+/**
+ * Cost of an exactly evaluated piece, from the local search: prefix(x, i) +
+ * mid[from..to) + suffix(y, j); may return Infinity once it is sure to
+ * reach `bound`.
+ */
+export type JoinCost = (x: Route, i: number, mid: ArrayLike<number>, from: number, to: number, y: Route, j: number, bound?: number) => number;
 
 // Scratch, reused between calls (the local search runs this on many pairs).
 let topCost = new Float64Array(0);

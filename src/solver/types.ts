@@ -199,6 +199,13 @@ export interface SolveOptions {
   maxIterations?: number;
   /** Seed of the pseudo-random generator (default 1). */
   seed?: number;
+  /**
+   * Internal (benchmarks): the search of the final cost phase. "hgs" = the
+   * hybrid genetic search with a penalised infeasible space (hgs.ts), where it
+   * applies; "sisr" = ruin and recreate with annealing. Default: see the
+   * solver README, "Algorithm".
+   */
+  search?: "hgs" | "sisr";
   /** Called now and then (about every 100 ms) with the best solution's figures. */
   onProgress?: (progress: Progress) => void;
   /** Cancellation: the best solution so far is returned once aborted. */
