@@ -51,6 +51,13 @@ const STALL_MIN = 1_000;
  * so where no tour can go the cost search keeps most of its time.
  */
 export const RETRY_SHARE = 0.2;
+/**
+ * ... unless the failed attempt hardly placed a job of its tour: a pool that
+ * never got below this share of the tour's jobs means every tour is packed
+ * (gh1000 C2 at the best-known fleet: 29 of 30, 30 of 31 and 31 of 32 jobs
+ * left in three attempts on different tours), so no other tour will go.
+ */
+const HOPELESS_POOL = 0.9;
 
 interface Ejection {
   route: Route | null;
@@ -102,6 +109,7 @@ export function* minimiseRoutes(
     const key = victim.nodes[0];
     const startedAt = budget.fraction();
     const pool = state.removeTour(victim);
+    const jobs = pool.length;
     rng.shuffle(pool);
     penalty.fill(1);
     let steps = 0;
@@ -163,7 +171,7 @@ export function* minimiseRoutes(
       state = backup;
       tried.add(key);
       failedShare += budget.fraction() - startedAt;
-      if (!near || failedShare >= RETRY_SHARE) break;
+      if (!near || failedShare >= RETRY_SHARE || fewest > HOPELESS_POOL * jobs) break;
       continue;
     }
     tried.clear();
