@@ -8,10 +8,12 @@
  *       [--seconds S]        search time per plan (time_budget_seconds; default: from the plan's size)
  *       [--consumers K]      routing consumers at once (max_concurrency of dispatch-routing; default: wrangler.toml)
  *       [--fanout-min N]     ROUTING_FANOUT_MIN_STOPS (plans from N deliveries go to consumers in parts)
- *   npm run bench:routing -- --instance FILE [--seconds 60] [--solver-clock cpu]
+ *   npm run bench:routing -- --instance FILE [--seconds 60] [--solver-clock wall|cpu|matched]
  *                        a Solomon / Gehring & Homberger instance through the API (gh-deliveries.mjs), then
  *                        the solver in-process on the problem the service builds and on the instance itself
- *                        (scripts/solve-as-service.ts, same budget and seed), side by side
+ *                        (scripts/solve-as-service.ts, same seed), side by side: the solver's budget is the
+ *                        same seconds on the wall clock (default) or of CPU, or (`matched`) as much CPU time
+ *                        as the service's processes used for the whole request (a loaded machine)
  *   npm run bench:api                             hot API paths: tracking batches, lists, search
  */
 import { spawnSync } from "node:child_process";
@@ -155,12 +157,18 @@ async function benchInstance(file) {
     cpu,
     note: `202 after ${accepted.toFixed(1)} s, running after ${running.toFixed(1)} s`,
   };
-  const solver = spawnSync("npx", ["tsx", "scripts/solve-as-service.ts", "--instance", file, "--seconds", String(seconds), "--vehicles", String(vehicles), "--clock", values["solver-clock"]], {
+  // `--solver-clock matched`: the solver gets as much CPU time as the service's processes used (search and all), for a loaded machine.
+  const matched = values["solver-clock"] === "matched";
+  const solverSeconds = matched ? cpu : seconds;
+  const solverClock = matched ? "cpu" : values["solver-clock"];
+  const solver = spawnSync("npx", ["tsx", "scripts/solve-as-service.ts", "--instance", file, "--seconds", String(solverSeconds), "--vehicles", String(vehicles), "--clock", solverClock], {
     encoding: "utf8",
   });
   if (solver.status !== 0) throw new Error(`solver: ${solver.stderr}`);
   const rows = [service, ...solver.stdout.trim().split("\n").map((l) => JSON.parse(l))];
-  console.log(`${name}, ${instance.customers.length} deliveries, ${seconds} s budget, seed 1; BKS ${bks ? `${bks.tours} tours, ${bks.distance}` : "unknown"}`);
+  console.log(
+    `${name}, ${instance.customers.length} deliveries, seed 1; the service ${seconds} s, the solver ${solverSeconds.toFixed(1)} s ${solverClock === "cpu" ? "of CPU" : "wall"}; BKS ${bks ? `${bks.tours} tours, ${bks.distance}` : "unknown"}`,
+  );
   console.log("run         tours  distance (units)     gap  first feasible  finished    CPU");
   for (const r of rows) {
     const gap = bks ? `${(((r.distance - bks.distance) / bks.distance) * 100).toFixed(2)}%` : "-";
