@@ -14,7 +14,8 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * Starts the service. `vars` are extra `--var NAME:value` settings;
  * `config` rewrites the text of wrangler.toml for this run (the rewritten
  * copy lives in the state folder, its paths made absolute: main, migrations,
- * assets, and the build runs in the repository). `inspectorPort`
+ * assets, and the build runs in the repository). `pid` is the process
+ * group of `wrangler dev` (wrangler and its workerd). `inspectorPort`
  * opens the devtools protocol (CPU profiles).
  */
 export async function startService({ port, vars = {}, config, inspectorPort } = {}) {
@@ -99,5 +100,5 @@ export async function startService({ port, vars = {}, config, inspectorPort } = 
     return { id: created.body.id, token: body.access_token };
   }
 
-  return { base, call, company, user, sql, stop, state };
+  return { base, call, company, user, sql, stop, state, pid: dev.pid };
 }

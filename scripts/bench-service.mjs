@@ -8,10 +8,20 @@
  *       [--seconds S]        search time per plan (time_budget_seconds; default: from the plan's size)
  *       [--consumers K]      routing consumers at once (max_concurrency of dispatch-routing; default: wrangler.toml)
  *       [--fanout-min N]     ROUTING_FANOUT_MIN_STOPS (plans from N deliveries go to consumers in parts)
+ *   npm run bench:routing -- --instance FILE [--seconds 60] [--solver-clock wall|cpu|matched]
+ *                        a Solomon / Gehring & Homberger instance through the API (gh-deliveries.mjs), then
+ *                        the solver in-process on the problem the service builds and on the instance itself
+ *                        (scripts/solve-as-service.ts, same seed), side by side: the solver's budget is the
+ *                        same seconds on the wall clock (default) or of CPU, or (`matched`) as much CPU time
+ *                        as the service's processes used for the whole request (a loaded machine)
  *   npm run bench:api                             hot API paths: tracking batches, lists, search
  */
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { sleep, startService } from "./bench-lib.mjs";
+import { METRES_PER_UNIT, parseInstance, routingRequest } from "./gh-deliveries.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -21,12 +31,14 @@ const { values } = parseArgs({
     seconds: { type: "string" },
     consumers: { type: "string" },
     "fanout-min": { type: "string" },
+    instance: { type: "string" },
+    "solver-clock": { type: "string", default: "wall" },
   },
 });
 const vars = values["fanout-min"] ? { ROUTING_FANOUT_MIN_STOPS: values["fanout-min"] } : {};
 /** `max_concurrency` on the routing queue's consumer (the first `[[queues.consumers]]` entry for dispatch-routing). */
 const config = values.consumers ? (text) => text.replace(/(\[\[queues\.consumers\]\]\nqueue = "dispatch-routing"\n)/, `$1max_concurrency = ${Number(values.consumers)}\n`) : undefined;
-const { call, company, user, stop } = await startService({ port: values.port, vars, config });
+const { call, company, user, stop, pid } = await startService({ port: values.port, vars, config });
 
 /** A seeded scatter of deliveries over Berlin with two-hour windows tomorrow. */
 function deliveryData(n, seed = 11) {
@@ -73,6 +85,100 @@ async function benchRouting() {
   }
 }
 
+/** CPU seconds used so far by the processes of `wrangler dev` (its process group: wrangler and workerd). */
+function serviceCpu() {
+  let ticks = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // Fields after the command's closing parenthesis: state ppid pgrp ... utime (14) stime (15).
+      const fields = readFileSync(`/proc/${entry}/stat`, "utf8").split(") ").pop().split(" ");
+      if (Number(fields[2]) === pid) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / 100;
+}
+
+/**
+ * One instance through the product path, then the solver on its own (same
+ * budget, seed 1): tours, distance in instance units, gap, time to the first
+ * plan serving every delivery, and the CPU each got.
+ */
+async function benchInstance(file) {
+  const instance = parseInstance(readFileSync(file, "utf8"));
+  const name = basename(file).replace(/\.txt$/i, "");
+  const bks = (() => {
+    try {
+      const line = readFileSync(join(dirname(file), "bks.csv"), "utf8").split(/\r?\n/).find((l) => l.split(",")[0].toUpperCase() === name.toUpperCase());
+      return line ? { tours: Number(line.split(",")[1]), distance: Number(line.split(",")[2]) } : null;
+    } catch {
+      return null;
+    }
+  })();
+  const seconds = Number(values.seconds ?? 60);
+  const vehicles = Math.min(instance.fleet, 500);
+  const day = new Date();
+  day.setUTCHours(0, 0, 0, 0);
+  day.setUTCDate(day.getUTCDate() + 1);
+  const { slug, token } = await company();
+  const cpu0 = serviceCpu();
+  const t0 = performance.now();
+  const started = await call("POST", `/${slug}/api/calcroute/optimized/timewindow?num_vehicles=${vehicles}&roundtrip=true&time_budget_seconds=${seconds}`, {
+    token,
+    body: routingRequest(instance, day, vehicles),
+  });
+  if (started.status !== 202) throw new Error(`calcroute: ${started.status} ${JSON.stringify(started.body)}`);
+  const accepted = (performance.now() - t0) / 1000;
+  let running = NaN;
+  let firstFeasible = NaN;
+  let final;
+  for (;;) {
+    const routing = (await call("GET", `/${slug}/api/process/status/${started.body.process_id}/routing`, { token })).body;
+    const meta = routing?.meta ? (typeof routing.meta === "string" ? JSON.parse(routing.meta) : routing.meta) : {};
+    const now = (performance.now() - t0) / 1000;
+    if (Number.isNaN(running) && routing?.status === "running") running = now;
+    if (Number.isNaN(firstFeasible) && meta.unassigned === 0) firstFeasible = now;
+    final = (await call("GET", `/${slug}/api/process/status/${started.body.process_id}/final`, { token })).body;
+    if (final.status === "finished" || final.status === "failed") break;
+    await sleep(250);
+  }
+  const total = (performance.now() - t0) / 1000;
+  const cpu = serviceCpu() - cpu0;
+  if (final.status === "failed") console.log(`service failed: ${JSON.stringify(final.meta)}`);
+  const routes = (await call("GET", `/${slug}/api/process/status/${started.body.process_id}?response_data=base`, { token })).body;
+  const service = {
+    run: "service",
+    tours: routes.num_results ?? 0,
+    distance: (routes.objects?.reduce((a, r) => a + r.distance, 0) ?? 0) / METRES_PER_UNIT,
+    firstFeasible,
+    seconds: total,
+    cpu,
+    note: `202 after ${accepted.toFixed(1)} s, running after ${running.toFixed(1)} s`,
+  };
+  // `--solver-clock matched`: the solver gets as much CPU time as the service's processes used (search and all), for a loaded machine.
+  const matched = values["solver-clock"] === "matched";
+  const solverSeconds = matched ? cpu : seconds;
+  const solverClock = matched ? "cpu" : values["solver-clock"];
+  const solver = spawnSync("npx", ["tsx", "scripts/solve-as-service.ts", "--instance", file, "--seconds", String(solverSeconds), "--vehicles", String(vehicles), "--clock", solverClock], {
+    encoding: "utf8",
+  });
+  if (solver.status !== 0) throw new Error(`solver: ${solver.stderr}`);
+  const rows = [service, ...solver.stdout.trim().split("\n").map((l) => JSON.parse(l))];
+  console.log(
+    `${name}, ${instance.customers.length} deliveries, seed 1; the service ${seconds} s, the solver ${solverSeconds.toFixed(1)} s ${solverClock === "cpu" ? "of CPU" : "wall"}; BKS ${bks ? `${bks.tours} tours, ${bks.distance}` : "unknown"}`,
+  );
+  console.log("run         tours  distance (units)     gap  first feasible  finished    CPU");
+  for (const r of rows) {
+    const gap = bks ? `${(((r.distance - bks.distance) / bks.distance) * 100).toFixed(2)}%` : "-";
+    const label = { service: "API", converted: "solver, same problem", instance: "solver, instance" }[r.run] ?? r.run;
+    console.log(
+      `${label.padEnd(21)} ${String(r.tours).padStart(4)}  ${r.distance.toFixed(1).padStart(10)}  ${gap.padStart(7)}  ${`${r.firstFeasible.toFixed(2)} s`.padStart(14)}  ${`${r.seconds.toFixed(1)} s`.padStart(8)}  ${`${r.cpu.toFixed(1)} s`.padStart(7)}${r.note ? `  (${r.note})` : ""}${r.violations ? `  ${r.violations} VIOLATIONS` : ""}`,
+    );
+  }
+}
+
 async function benchApi() {
   const { slug, token } = await company();
   const driver = await user(slug, "driver", `d@${slug}.example`);
@@ -105,6 +211,7 @@ async function benchApi() {
 
 try {
   if (values.mode === "api") await benchApi();
+  else if (values.instance) await benchInstance(values.instance);
   else await benchRouting();
 } finally {
   stop();

@@ -42,6 +42,22 @@ const EJECTION_WINDOW = 10;
  */
 const STALL_PER_JOB = 2;
 const STALL_MIN = 1_000;
+/**
+ * A stalled attempt restores the plan from before it and tries another tour
+ * (the next shortest not tried since the last tour was dissolved): at 800 to
+ * 1,000 jobs the first tour tried is often one whose jobs have nowhere to go
+ * while another can be dissolved (C1/C2 ended one tour above the best-known
+ * fleet). Failed attempts together may use at most this share of the budget,
+ * so where no tour can go the cost search keeps most of its time.
+ */
+export const RETRY_SHARE = 0.2;
+/**
+ * ... unless the failed attempt hardly placed a job of its tour: a pool that
+ * never got below this share of the tour's jobs means every tour is packed
+ * (gh1000 C2 at the best-known fleet: 29 of 30, 30 of 31 and 31 of 32 jobs
+ * left in three attempts on different tours), so no other tour will go.
+ */
+const HOPELESS_POOL = 0.9;
 
 interface Ejection {
   route: Route | null;
@@ -81,12 +97,19 @@ export function* minimiseRoutes(
   // Perturbation may worsen the cost by up to the average cost per job per move.
   const perturbLimit = (PERTURB_SLACK * state.cost()) / Math.max(1, inst.size - 1);
   const active = () => !budget.exhausted() && budget.fraction() < until;
+  /** Tours (by their first job) whose dissolution failed since the plan last lost a tour. */
+  const tried = new Set<number>();
+  let failedShare = 0;
   while (state.routes.length > bound && active()) {
     const backup = state.clone();
-    // Shorter tours are easier to dissolve; pick one of the two shortest at random.
-    const sorted = state.routes.slice().sort((a, b) => a.nodes.length - b.nodes.length);
+    // Shorter tours are easier to dissolve; pick one of the two shortest not yet tried at random.
+    const sorted = state.routes.filter((r) => !tried.has(r.nodes[0])).sort((a, b) => a.nodes.length - b.nodes.length);
+    if (sorted.length === 0) break;
     const victim = sorted[Math.min(sorted.length - 1, rng.int(2))];
+    const key = victim.nodes[0];
+    const startedAt = budget.fraction();
     const pool = state.removeTour(victim);
+    const jobs = pool.length;
     rng.shuffle(pool);
     penalty.fill(1);
     let steps = 0;
@@ -144,9 +167,14 @@ export function* minimiseRoutes(
       randomMoves(state, rng, PERTURB_MOVES, perturbLimit);
     }
     if (pool.length > 0) {
+      // Stalled (or out of time): back to the plan before, and another tour while the retry share lasts.
       state = backup;
-      break;
+      tried.add(key);
+      failedShare += budget.fraction() - startedAt;
+      if (!near || failedShare >= RETRY_SHARE || fewest > HOPELESS_POOL * jobs) break;
+      continue;
     }
+    tried.clear();
     onImproved(state);
   }
   return state;

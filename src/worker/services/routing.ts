@@ -374,6 +374,8 @@ async function planRun(
     const engine = roadEngine(env);
     const problem = await withRoadMatrices(engine, buildProblem(params, planned, origin));
     let lastReported = 0;
+    // The first plan that serves every delivery is reported at once (then every tenth of the search), so the status shows when there is one.
+    let servedAll = false;
     const reports: Promise<unknown>[] = [];
     // A cancelled process (or a run that lost its claim) stops searching at the next check and writes nothing.
     const stop = stopUnlessWanted(() => coordinator.holdsClaim(processId, attempt));
@@ -386,7 +388,9 @@ async function planRun(
         signal: stop.signal,
         onProgress: (p) => {
           stop.check();
-          if (p.fraction - lastReported < 0.1) return;
+          const first = !servedAll && p.unassigned === 0;
+          if (first) servedAll = true;
+          if (p.fraction - lastReported < 0.1 && !first) return;
           lastReported = p.fraction;
           const progress = Math.round((from + p.fraction * (to - from)) * 100) / 100;
           reports.push(coordinator.updateProcess(processId, "routing", { meta: { progress, tours: p.tours, unassigned: p.unassigned } }));
