@@ -22,7 +22,11 @@ export const ID_BLOCK = 1_000_000_000_000;
 /** How long an isolate trusts what it read from the directory (moves wait longer than this, MOVE_GRACE_SECONDS). */
 export const DIRECTORY_CACHE_MS = 60_000;
 
-/** AUTOINCREMENT tables of company data; reference tables (gazetteer, postal areas) keep the same ids on every shard. */
+/**
+ * AUTOINCREMENT tables of company data; reference tables (gazetteer, postal areas) keep the same ids on every shard.
+ * A new such table belongs here (test/shard-move-tables.test.ts fails otherwise); a shard raises a missing
+ * sequence to its block whenever a company is placed on it (ensureShardBlock).
+ */
 export const SEQUENCED_TABLES = [
   "companies",
   "users",
@@ -37,6 +41,7 @@ export const SEQUENCED_TABLES = [
   "events",
   "webhooks",
   "webhook_deliveries",
+  "delivery_proofs",
 ] as const;
 
 /** The first database: the directory, the id blocks and shard 0. */
@@ -125,7 +130,11 @@ export async function shardForNewCompany(env: Env): Promise<number> {
 export async function ensureShardBlock(env: Env, shard: number): Promise<void> {
   const home = directoryDb(env);
   const known = await home.prepare("select block from shard_blocks where shard = ?").bind(shard).first<{ block: number }>();
-  if (known) return;
+  if (known) {
+    // Idempotent: a table of company data added since the shard took its block gets its sequence too.
+    if (shard !== 0) await raiseSequences(envForShard(env, shard).DB, known.block * ID_BLOCK);
+    return;
+  }
   await home.prepare("insert or ignore into shard_blocks (shard, block) values (0, 0)").run();
   if (shard === 0) return;
   await home.prepare("insert or ignore into shard_blocks (shard, block) select ?, max(block) + 1 from shard_blocks").bind(shard).run();
