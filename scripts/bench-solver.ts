@@ -129,7 +129,7 @@ function instances(dir: string): void {
     );
     console.log(
       `${name.padEnd(8)} ${seeds.length > 1 ? `seed ${seed} ` : ""}${String(vehicles).padStart(3)} ${dist.toFixed(2).padStart(10)}  bks ${b?.vehicles ?? "?"} ${b?.distance.toFixed(2) ?? "?"}  ` +
-        `gap ${gap.toFixed(2)}%  ${took.toFixed(1)}s  first feasible ${firstFeasible.toFixed(2)}s  ${mb(memory)}${feasible ? "" : "  INFEASIBLE"}`,
+        `gap ${gap.toFixed(2)}%  ${took.toFixed(1)}s  first feasible ${firstFeasible.toFixed(2)}s  ${mb(memory)}  ${solution.stats.iterations} it${feasible ? "" : "  INFEASIBLE"}`,
     );
   }
   mkdirSync("bench-results", { recursive: true });

@@ -2,6 +2,8 @@ import type { Instance, VehicleModel } from "./model";
 import { UNBOUNDED } from "./model";
 import * as segment from "./segment";
 
+const EMPTY = new Float64Array(0);
+
 // Local bindings: a module namespace's exports may be getters once transpiled (tsx in the benchmarks), too slow for the hot loops.
 const { EPS, merge, seg } = segment;
 
@@ -17,27 +19,27 @@ export class Route {
   nodes: number[] = [];
   readonly size: number;
   readonly dims: number;
-  fDur: number[] = [];
-  fWarp: number[] = [];
-  fEarly: number[] = [];
-  fLate: number[] = [];
-  fDist: number[] = [];
-  fTravel: number[] = [];
-  fService: number[] = [];
-  bDur: number[] = [];
-  bWarp: number[] = [];
-  bEarly: number[] = [];
-  bLate: number[] = [];
-  bDist: number[] = [];
-  bTravel: number[] = [];
-  bService: number[] = [];
+  fDur = EMPTY;
+  fWarp = EMPTY;
+  fEarly = EMPTY;
+  fLate = EMPTY;
+  fDist = EMPTY;
+  fTravel = EMPTY;
+  fService = EMPTY;
+  bDur = EMPTY;
+  bWarp = EMPTY;
+  bEarly = EMPTY;
+  bLate = EMPTY;
+  bDist = EMPTY;
+  bTravel = EMPTY;
+  bService = EMPTY;
   /** Per position x dimension: delivered-from-depot sum, load-change sum, peak prefix change. */
-  fPlain: number[] = [];
-  fSum: number[] = [];
-  fPeak: number[] = [];
-  bPlain: number[] = [];
-  bSum: number[] = [];
-  bPeak: number[] = [];
+  fPlain = EMPTY;
+  fSum = EMPTY;
+  fPeak = EMPTY;
+  bPlain = EMPTY;
+  bSum = EMPTY;
+  bPeak = EMPTY;
   distance = 0;
   duration = 0;
   waiting = 0;
@@ -71,26 +73,27 @@ export class Route {
   clone(): Route {
     const r = new Route(this.inst, this.vehicle, true);
     r.nodes = this.nodes.slice();
-    r.fDur = this.fDur.slice();
-    r.fWarp = this.fWarp.slice();
-    r.fEarly = this.fEarly.slice();
-    r.fLate = this.fLate.slice();
-    r.fDist = this.fDist.slice();
-    r.fTravel = this.fTravel.slice();
-    r.fService = this.fService.slice();
-    r.bDur = this.bDur.slice();
-    r.bWarp = this.bWarp.slice();
-    r.bEarly = this.bEarly.slice();
-    r.bLate = this.bLate.slice();
-    r.bDist = this.bDist.slice();
-    r.bTravel = this.bTravel.slice();
-    r.bService = this.bService.slice();
-    r.fPlain = this.fPlain.slice();
-    r.fSum = this.fSum.slice();
-    r.fPeak = this.fPeak.slice();
-    r.bPlain = this.bPlain.slice();
-    r.bSum = this.bSum.slice();
-    r.bPeak = this.bPeak.slice();
+    const n = this.nodes.length + 1;
+    r.fDur = this.fDur.slice(0, n);
+    r.fWarp = this.fWarp.slice(0, n);
+    r.fEarly = this.fEarly.slice(0, n);
+    r.fLate = this.fLate.slice(0, n);
+    r.fDist = this.fDist.slice(0, n);
+    r.fTravel = this.fTravel.slice(0, n);
+    r.fService = this.fService.slice(0, n);
+    r.bDur = this.bDur.slice(0, n);
+    r.bWarp = this.bWarp.slice(0, n);
+    r.bEarly = this.bEarly.slice(0, n);
+    r.bLate = this.bLate.slice(0, n);
+    r.bDist = this.bDist.slice(0, n);
+    r.bTravel = this.bTravel.slice(0, n);
+    r.bService = this.bService.slice(0, n);
+    r.fPlain = this.fPlain.slice(0, n * this.dims);
+    r.fSum = this.fSum.slice(0, n * this.dims);
+    r.fPeak = this.fPeak.slice(0, n * this.dims);
+    r.bPlain = this.bPlain.slice(0, n * this.dims);
+    r.bSum = this.bSum.slice(0, n * this.dims);
+    r.bPeak = this.bPeak.slice(0, n * this.dims);
     r.distance = this.distance;
     r.duration = this.duration;
     r.waiting = this.waiting;
@@ -127,18 +130,43 @@ export class Route {
   }
 
   /** Recomputes all summaries; O(length). */
+  /**
+   * Room for summaries of `positions` positions (typed arrays, grown by
+   * doubling and never shrunk: a tour's length changes at every move, and
+   * resizing plain arrays each time cost a tenth of the search).
+   */
+  private reserve(positions: number): void {
+    const cap = Math.max(positions, 2 * this.fDur.length, 8);
+    const d = this.dims;
+    this.fDur = new Float64Array(cap);
+    this.fWarp = new Float64Array(cap);
+    this.fEarly = new Float64Array(cap);
+    this.fLate = new Float64Array(cap);
+    this.fDist = new Float64Array(cap);
+    this.fTravel = new Float64Array(cap);
+    this.fService = new Float64Array(cap);
+    this.bDur = new Float64Array(cap);
+    this.bWarp = new Float64Array(cap);
+    this.bEarly = new Float64Array(cap);
+    this.bLate = new Float64Array(cap);
+    this.bDist = new Float64Array(cap);
+    this.bTravel = new Float64Array(cap);
+    this.bService = new Float64Array(cap);
+    this.fPlain = new Float64Array(cap * d);
+    this.fSum = new Float64Array(cap * d);
+    this.fPeak = new Float64Array(cap * d);
+    this.bPlain = new Float64Array(cap * d);
+    this.bSum = new Float64Array(cap * d);
+    this.bPeak = new Float64Array(cap * d);
+  }
+
   update(): void {
     const { inst, vehicle: v, dims, nodes } = this;
     const len = nodes.length;
     const ready = inst.ready;
     const due = inst.due;
     const service = inst.service;
-    this.fDur.length = this.fWarp.length = this.fEarly.length = this.fLate.length = len + 1;
-    this.bDur.length = this.bWarp.length = this.bEarly.length = this.bLate.length = len + 1;
-    this.fDist.length = this.bDist.length = this.fTravel.length = this.bTravel.length = len + 1;
-    this.fService.length = this.bService.length = len + 1;
-    this.fPlain.length = this.fSum.length = this.fPeak.length = (len + 1) * dims;
-    this.bPlain.length = this.bSum.length = this.bPeak.length = (len + 1) * dims;
+    if (this.fDur.length < len + 1) this.reserve(len + 1);
     this.fDur[0] = 0;
     this.fWarp[0] = 0;
     this.fEarly[0] = v.earliestStart;
@@ -225,6 +253,44 @@ export class Route {
   costOf(distance: number, duration: number, waiting: number): number {
     const v = this.vehicle;
     return v.fixedCost + v.costPerMetre * distance + v.costPerWaitSecond * waiting + v.costPerDurationSecond * duration;
+  }
+
+  /**
+   * The positions where `node` can go without breaking a time window lie in
+   * [firstPosition, lastPosition]: on a tour without time warp the earliest
+   * end of prefix p (fEarly + fDur) and the latest start of suffix p (bLate)
+   * never decrease with p, and a position is infeasible once the prefix
+   * cannot end before the job's due time, or while the suffix must start
+   * before the job can be done. Binary searches; the bounds are exact
+   * (insertionCost would refuse every position outside them), so scans
+   * restricted to them find the same best position. A tour with time warp
+   * (the penalised search) gets the whole range.
+   */
+  firstPosition(node: number): number {
+    if (this.warp > EPS) return 0;
+    const done = this.inst.ready[node] + this.inst.service[node] - EPS;
+    let lo = 0;
+    let hi = this.nodes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.bLate[mid] < done) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  lastPosition(node: number): number {
+    const len = this.nodes.length;
+    if (this.warp > EPS) return len;
+    const due = this.inst.due[node] + EPS;
+    let lo = 0;
+    let hi = len;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.fEarly[mid] + this.fDur[mid] > due) hi = mid - 1;
+      else lo = mid;
+    }
+    return lo;
   }
 
   /**

@@ -237,48 +237,46 @@ export class SolutionState {
    * `allowNew` permits opening a tour when none of them fits.
    */
   bestPlacement(unit: number, rng: Random | null, blinkRate: number, allowNew: boolean, candidates: Iterable<Route> = this.routes): Placement | null {
-    const members = this.inst.units[unit];
     let best: Placement | null = null;
-    let bestCost = Infinity;
-    const consider = (route: Route | null, vehicle: VehicleModel) => {
-      const target = route ?? this.templates.get(vehicle.typeKey)!;
-      if (members.length === 1) {
-        const node = members[0];
-        const len = target.nodes.length;
-        let bestPos = -1;
-        let found = Infinity;
-        for (let p = 0; p <= len; p++) {
-          if (blinkRate > 0 && rng!.next() < blinkRate) continue;
-          const c = target.insertionCost(node, p, bestCost);
-          if (c < bestCost) {
-            bestCost = c;
-            found = c;
-            bestPos = p;
-          }
-        }
-        if (bestPos >= 0) best = { route, vehicle, cost: found, position: bestPos };
-      } else {
-        const seq = insertUnitGreedily(target, members);
-        if (seq) {
-          const { feasible, cost } = evaluateSequence(target, seq);
-          const delta = cost - target.cost;
-          if (feasible && delta < bestCost) {
-            bestCost = delta;
-            best = { route, vehicle, cost: delta, position: -1, sequence: seq };
-          }
-        }
-      }
-    };
     const scope = this.scope;
-    for (const r of candidates) if (!scope || scope.mask[r.nodes[0]]) consider(r, r.vehicle);
+    for (const r of candidates) {
+      if (scope && !scope.mask[r.nodes[0]]) continue;
+      best = this.placementIn(r, r.vehicle, unit, rng, blinkRate, best) ?? best;
+    }
     // A new tour only when nothing else fits: the objective ranks tours above cost.
     if (allowNew && best === null && this.canOpenTour()) {
       for (const type of this.types) {
         const v = this.freeVehicle(type);
-        if (v) consider(null, v);
+        if (v) best = this.placementIn(null, v, unit, rng, blinkRate, best) ?? best;
       }
     }
     return best;
+  }
+
+  /** The unit's cheapest placement in one tour (null: a new tour on `vehicle`) when cheaper than `best`. */
+  private placementIn(route: Route | null, vehicle: VehicleModel, unit: number, rng: Random | null, blinkRate: number, best: Placement | null): Placement | null {
+    const target = route ?? this.templates.get(vehicle.typeKey)!;
+    const members = this.inst.units[unit];
+    const bound = best ? best.cost : Infinity;
+    if (members.length === 1) {
+      const node = members[0];
+      let position = -1;
+      let cost = bound;
+      for (let p = target.firstPosition(node), last = target.lastPosition(node); p <= last; p++) {
+        if (blinkRate > 0 && rng!.next() < blinkRate) continue;
+        const c = target.insertionCost(node, p, cost);
+        if (c < cost) {
+          cost = c;
+          position = p;
+        }
+      }
+      return position >= 0 ? { route, vehicle, cost, position } : null;
+    }
+    const sequence = insertUnitGreedily(target, members);
+    if (!sequence) return null;
+    const { feasible, cost } = evaluateSequence(target, sequence);
+    const delta = cost - target.cost;
+    return feasible && delta < bound ? { route, vehicle, cost: delta, position: -1, sequence } : null;
   }
 
   apply(unit: number, placement: Placement): void {
