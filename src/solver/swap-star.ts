@@ -87,7 +87,7 @@ function cheapestInsertions(from: Route, into: Route, base: number): void {
       topCost[k + t] = Infinity;
       topPos[k + t] = -1;
     }
-    for (let p = 0; p <= into.nodes.length; p++) {
+    for (let p = into.firstPosition(nodes[i]), last = into.lastPosition(nodes[i]); p <= last; p++) {
       const c = into.insertionCost(nodes[i], p, topCost[k + TOP - 1], false);
       if (c >= topCost[k + TOP - 1]) continue;
       let t = TOP - 1;
