@@ -38,6 +38,7 @@ import { type JoinCost, overlap, polarAngles, type Sector, sectorOf, swapStar } 
  */
 const MAX_STRING = 3;
 const MAX_SWAP = 2;
+const LEAN_STRING = 2;
 /** An improvement must beat rounding noise (costs are sums of floats). */
 const MIN_GAIN = 1e-6;
 
@@ -120,32 +121,50 @@ export function joinPenalised(x: Route, i: number, mid: ArrayLike<number>, from:
   const v = x.vehicle;
   const yLen = y.nodes.length;
   if (i === 0 && from === to && j === yLen) return 0;
+  // Legs read straight from the matrices (Route.time / Route.dist add a branch and two property chains per leg).
+  const durations = v.durations;
+  const distances = v.distances;
+  const scale = v.timeScale;
+  const wWarp = w.timeWarp;
+  const perMetre = v.costPerMetre;
+  const service = inst.service;
   let dur = x.fDur[i];
   let warp = x.fWarp[i];
   let early = x.fEarly[i];
   let late = x.fLate[i];
   let dist = x.fDist[i];
   let travel = x.fTravel[i];
-  let service = x.fService[i];
-  for (let d = 0; d < dims; d++) {
-    plain[d] = x.fPlain[i * dims + d];
-    sum[d] = x.fSum[i * dims + d];
-    peak[d] = x.fPeak[i * dims + d];
-  }
+  let served = x.fService[i];
   let last = i > 0 ? x.nodes[i - 1] : 0;
+  if (dims === 1) {
+    plain[0] = x.fPlain[i];
+    sum[0] = x.fSum[i];
+    peak[0] = x.fPeak[i];
+  } else {
+    for (let d = 0; d < dims; d++) {
+      plain[d] = x.fPlain[i * dims + d];
+      sum[d] = x.fSum[i * dims + d];
+      peak[d] = x.fPeak[i * dims + d];
+    }
+  }
+  const ready = inst.ready;
+  const due = inst.due;
   for (let m = from; m < to; m++) {
     const node = mid[m];
-    const t = x.time(last, node);
-    merge(dur, warp, early, late, t, inst.service[node], 0, inst.ready[node], inst.due[node]);
-    dur = seg.duration;
-    warp = seg.timeWarp;
-    early = seg.earliest;
-    late = seg.latest;
-    dist += x.dist(last, node);
+    const t = durations.at(last, node) * scale;
+    // merge(dur, warp, early, late, t, service, 0, ready, due) of segment.ts, written out (no call per job of the piece).
+    const delta = dur - warp + t;
+    const wait = Math.max(ready[node] - delta - late, 0);
+    const extra = Math.max(early + delta - due[node], 0);
+    dur += service[node] + t + wait;
+    warp += extra;
+    early = Math.max(ready[node] - delta, early) - wait;
+    late = Math.min(due[node] - delta, late) + extra;
+    dist += distances.at(last, node);
     // Distance and time warp only grow along the piece: a lower bound of its cost.
-    if (v.costPerMetre * dist + w.timeWarp * warp >= bound) return Infinity;
+    if (perMetre * dist + wWarp * warp >= bound) return Infinity;
     travel += t;
-    service += inst.service[node];
+    served += service[node];
     for (let d = 0; d < dims; d++) {
       plain[d] += inst.plain[node * dims + d];
       sum[d] += inst.delta[node * dims + d];
@@ -156,16 +175,31 @@ export function joinPenalised(x: Route, i: number, mid: ArrayLike<number>, from:
   let overload = 0;
   for (let d = 0; d < dims; d++) {
     const k = j * dims + d;
-    overload += Math.max(0, plain[d] + y.bPlain[k] + Math.max(peak[d], sum[d] + y.bPeak[k]) - v.capacity[d]);
+    const load = plain[d] + y.bPlain[k] + Math.max(peak[d], sum[d] + y.bPeak[k]) - v.capacity[d];
+    if (load > 0) overload += load;
   }
-  const first = j < yLen ? y.nodes[j] : -1;
-  const t = x.time(last, first);
-  merge(dur, warp, early, late, t, y.bDur[j], y.bWarp[j], y.bEarly[j], y.bLate[j]);
+  let t: number;
+  if (j < yLen) {
+    const first = y.nodes[j];
+    t = durations.at(last, first) * scale;
+    dist += distances.at(last, first) + y.bDist[j];
+  } else if (v.open) t = 0;
+  else {
+    t = durations.at(last, 0) * scale;
+    dist += distances.at(last, 0);
+  }
+  // Everything but the last merge is known: stop here when even that bound is reached.
+  if (v.fixedCost + perMetre * dist + wWarp * (warp + y.bWarp[j]) + w.load * overload >= bound) return Infinity;
+  // merge(dur, warp, early, late, t, suffix) written out, as above.
+  const delta = dur - warp + t;
+  const wait = Math.max(y.bEarly[j] - delta - late, 0);
+  const duration = dur + y.bDur[j] + t + wait;
+  const timeWarp = warp + y.bWarp[j] + Math.max(early + delta - y.bLate[j], 0);
   travel += t + y.bTravel[j];
-  service += y.bService[j];
-  dist += x.dist(last, first) + y.bDist[j];
-  const excess = seg.timeWarp + Math.max(0, seg.duration - v.maxDuration);
-  return x.costOf(dist, seg.duration, Math.max(0, seg.duration - travel - service)) + w.timeWarp * excess + w.load * overload;
+  served += y.bService[j];
+  const excess = timeWarp + Math.max(0, duration - v.maxDuration);
+  const waiting = Math.max(0, duration - travel - served);
+  return v.fixedCost + perMetre * dist + v.costPerWaitSecond * waiting + v.costPerDurationSecond * duration + wWarp * excess + w.load * overload;
 }
 
 /**
@@ -178,21 +212,38 @@ export function joinLowerBound(x: Route, i: number, mid: ArrayLike<number>, from
   const v = x.vehicle;
   const yLen = y.nodes.length;
   if (i === 0 && from === to && j === yLen) return 0;
-  const timed = v.costPerDurationSecond > 0;
-  const service = x.inst.service;
+  const distances = v.distances;
   let dist = x.fDist[i] + y.bDist[j];
-  let time = timed ? x.fTravel[i] + x.fService[i] + y.bTravel[j] + y.bService[j] : 0;
   let last = i > 0 ? x.nodes[i - 1] : 0;
+  const bound = v.fixedCost + w.timeWarp * (x.fWarp[i] + y.bWarp[j]);
+  if (v.costPerDurationSecond > 0) {
+    const durations = v.durations;
+    const scale = v.timeScale;
+    const service = x.inst.service;
+    let time = x.fTravel[i] + x.fService[i] + y.bTravel[j] + y.bService[j];
+    for (let m = from; m < to; m++) {
+      const node = mid[m];
+      dist += distances.at(last, node);
+      time += durations.at(last, node) * scale + service[node];
+      last = node;
+    }
+    if (j < yLen) {
+      dist += distances.at(last, y.nodes[j]);
+      time += durations.at(last, y.nodes[j]) * scale;
+    } else if (!v.open) {
+      dist += distances.at(last, 0);
+      time += durations.at(last, 0) * scale;
+    }
+    return bound + v.costPerMetre * dist + v.costPerDurationSecond * time;
+  }
   for (let m = from; m < to; m++) {
     const node = mid[m];
-    dist += x.dist(last, node);
-    if (timed) time += x.time(last, node) + service[node];
+    dist += distances.at(last, node);
     last = node;
   }
-  const first = j < yLen ? y.nodes[j] : -1;
-  dist += x.dist(last, first);
-  if (timed) time += x.time(last, first);
-  return v.fixedCost + v.costPerMetre * dist + v.costPerDurationSecond * time + w.timeWarp * (x.fWarp[i] + y.bWarp[j]);
+  if (j < yLen) dist += distances.at(last, y.nodes[j]);
+  else if (!v.open) dist += distances.at(last, 0);
+  return bound + v.costPerMetre * dist;
 }
 
 /** A tour's cost in the penalised space. */
@@ -213,6 +264,13 @@ export interface LocalSearchOptions {
   mask?: Uint8Array | null;
   /** Checked every few jobs; the search stops early when it returns true. */
   shouldStop?: () => boolean;
+  /**
+   * PyVRP's smaller neighbourhood (hgs.ts): strings of at most LEAN_STRING
+   * jobs, relocated only to just after v, swaps 1-1, 2-1 and 2-2 (1-2 is
+   * v's 2-1), 2-opt* so that v follows u; about half the evaluations per
+   * pair of neighbours.
+   */
+  lean?: boolean;
 }
 
 export class LocalSearch {
@@ -236,10 +294,17 @@ export class LocalSearch {
   private readonly penalisedJoin: JoinCost = (x, i, mid, from, to, y, j, bound) => joinPenalised(x, i, mid, from, to, y, j, this.weights!, bound);
   /** In the penalised space: a cheap lower bound of `join`, checked first (null: feasible search, whose checks fail fast anyway). */
   private lowerBound: JoinCost | null = null;
+  /** The current run's neighbourhood (see `LocalSearchOptions.lean`). */
+  private maxString = MAX_STRING;
+  private lean = false;
   private readonly penalisedBound: JoinCost = (x, i, mid, from, to, y, j) => joinLowerBound(x, i, mid, from, to, y, j, this.weights!);
 
-  constructor(readonly inst: Instance) {
-    const { list, count } = granularNeighbours(inst);
+  /** `neighbours`: the granular neighbours per job (default GRANULAR_NEIGHBOURS, neighbours.ts). */
+  constructor(
+    readonly inst: Instance,
+    neighbours?: number,
+  ) {
+    const { list, count } = granularNeighbours(inst, neighbours);
     this.neighbours = list;
     this.k = count;
     this.bound = new Uint8Array(inst.size);
@@ -255,6 +320,8 @@ export class LocalSearch {
     this.weights = options.penalty ?? null;
     this.join = this.weights ? this.penalisedJoin : joinCost;
     this.lowerBound = this.weights ? this.penalisedBound : null;
+    this.lean = options.lean ?? false;
+    this.maxString = this.lean ? LEAN_STRING : MAX_STRING;
     let queue: number[];
     if (options.start) queue = options.start.filter((n) => state.routeOf[n] !== null);
     else {
@@ -374,10 +441,11 @@ export class LocalSearch {
     const lb = this.lowerBound;
     const limit = base - MIN_GAIN;
     // Relocate the string a[pu..pu+len) after or before v.
-    for (let len = 1; len <= MAX_STRING && pu + len <= a.length && !this.bound[a[pu + len - 1]]; len++) {
+    const lowest = this.lean ? pv + 1 : pv;
+    for (let len = 1; len <= this.maxString && pu + len <= a.length && !this.bound[a[pu + len - 1]]; len++) {
       const outBound = lb ? lb(ru, pu, a, 0, 0, ru, pu + len) : 0;
       let out = NaN;
-      for (let at = pv + 1; at >= pv; at--) {
+      for (let at = pv + 1; at >= lowest; at--) {
         if (lb && outBound + lb(rv, at, a, pu, pu + len, rv, at) >= limit) continue;
         if (Number.isNaN(out)) out = joinCost(ru, pu, a, 0, 0, ru, pu + len);
         if (out === Infinity) break;
@@ -391,6 +459,7 @@ export class LocalSearch {
     // Swap a[pu..pu+lu) and b[pv..pv+lv).
     for (let lu = 1; lu <= MAX_SWAP && pu + lu <= a.length && !this.bound[a[pu + lu - 1]]; lu++) {
       for (let lv = 1; lv <= MAX_SWAP && pv + lv <= b.length && !this.bound[b[pv + lv - 1]]; lv++) {
+        if (lv > lu && this.lean) break;
         if (lb && lb(ru, pu, b, pv, pv + lv, ru, pu + lu) + lb(rv, pv, a, pu, pu + lu, rv, pv + lv) >= limit) continue;
         const ca = joinCost(ru, pu, b, pv, pv + lv, ru, pu + lu);
         if (ca === Infinity) continue;
@@ -404,7 +473,7 @@ export class LocalSearch {
     }
     // 2-opt*: u then v's tail (i = pu + 1, j = pv), or v then u's tail (i = pu, j = pv + 1).
     if (ru.vehicle.typeKey === rv.vehicle.typeKey && !ru.hasUnits && !rv.hasUnits) {
-      for (let variant = 0; variant < 2; variant++) {
+      for (let variant = 0; variant < (this.lean ? 1 : 2); variant++) {
         const i = pu + 1 - variant;
         const j = pv + variant;
         if (lb && lb(ru, i, a, 0, 0, rv, j) + lb(rv, j, a, 0, 0, ru, i) >= limit) continue;
@@ -439,7 +508,7 @@ export class LocalSearch {
     const s = this.scratch;
     const base = this.routeCost(r);
     // Relocate the string nodes[pu..pu+len) to just after v.
-    for (let len = 1; len <= MAX_STRING && pu + len <= nodes.length; len++) {
+    for (let len = 1; len <= this.maxString && pu + len <= nodes.length; len++) {
       if (pv >= pu && pv < pu + len) break;
       s.length = 0;
       if (pv > pu) {

@@ -118,7 +118,7 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     best = yield* minimiseRoutes(best, rng, budget, warmUp + ROUTE_MINIMISATION_SHARE, improved);
     // Ejections and perturbations leave detours behind.
     ls.run(best, rng, { shouldStop });
-    if (!large && options.search === "hgs" && hgsApplies(best)) best = yield* hybridGeneticSearch(best, rng, budget, 1, ls, improved);
+    if (!large && options.search === "hgs" && hgsApplies(best)) best = yield* hybridGeneticSearch(best, rng, budget, 1, improved);
     else best = yield* costSearch(budget.fraction(), 1, FINAL_PHASE_TEMPERATURE);
   }
   const relaxed = relaxWindows(inst, best);
