@@ -25,7 +25,7 @@ export async function startService({ port, vars = {}, config, inspectorPort } = 
   if (config) {
     const text = config(readFileSync(configPath, "utf8"))
       .replace(/^main = "(.+)"$/m, (_, p) => `main = ${JSON.stringify(resolve(p))}`)
-      .replace(/^migrations_dir = "(.+)"$/m, (_, p) => `migrations_dir = ${JSON.stringify(resolve(p))}`)
+      .replace(/^migrations_dir = "(.+)"$/gm, (_, p) => `migrations_dir = ${JSON.stringify(resolve(p))}`)
       .replace(/^(directory|watch_dir) = "(.+)"$/gm, (_, key, p) => `${key} = ${JSON.stringify(resolve(p))}`)
       .replace(/^\[build\]$/m, `[build]\ncwd = ${JSON.stringify(resolve("."))}`);
     configPath = join(state, "wrangler.toml");
