@@ -35,8 +35,8 @@ import autocannon from "autocannon";
 import { loadavg as loadavg1 } from "node:os";
 import { parseArgs } from "node:util";
 import { startService } from "./bench-lib.mjs";
-import { ROLES, processCpu } from "./process-cpu.mjs";
-import { profileWorker } from "./worker-profile.mjs";
+import { ROLES, processCpu, runtimePid } from "./process-cpu.mjs";
+import { profileIsolates, runtimeIsolates, workerTarget } from "./worker-profile.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -160,12 +160,34 @@ function perRequest(before, after, requests) {
   return Object.fromEntries(Object.keys(after).map((role) => [role, (after[role] - before[role]) / Math.max(1, requests)]));
 }
 
+/**
+ * The isolates of the runtime profiled with `--profile`, by the name the figures give them: the Worker, miniflare's
+ * entry worker (every request passes it), the D1 simulator (its entry and the database object), the rate limiter
+ * binding, the local log collector.
+ */
+const ISOLATES = {
+  worker: ["worker"],
+  entry: ["core:entry"],
+  d1: ["d1:db:entry", "d1:db"],
+  ratelimit: ["ratelimit:ns:entry", "ratelimit:ns"],
+  logs: ["core:user:miniflare-observability-collector"],
+};
+/** Devtools targets of those isolates (the Worker through wrangler's inspector proxy, the others at workerd's own inspector). */
+let profileTargets;
+
 async function run(target, connections) {
   const before = cpu();
-  const measured = values.profile ? await profileWorker(INSPECTOR_PORT, () => load(target, connections)) : { result: await load(target, connections) };
-  const { result, busyMs, top } = measured;
+  const measured = values.profile ? await profileIsolates(profileTargets, () => load(target, connections)) : { result: await load(target, connections) };
+  const { result } = measured;
+  const requests = Math.max(1, result.requests);
   const processMs = perRequest(before, cpu(), result.requests);
-  return { ...result, processMs, workerMs: busyMs === undefined ? undefined : busyMs / Math.max(1, result.requests), top };
+  if (!measured.isolates) return { ...result, processMs };
+  // A group whose profile did not come back has no figure (rather than a zero).
+  const isolateMs = Object.fromEntries(
+    Object.entries(ISOLATES).map(([name, ids]) => [name, ids.every((id) => measured.isolates[id]) ? ids.reduce((sum, id) => sum + measured.isolates[id].busyMs, 0) / requests : undefined]),
+  );
+  const top = Object.fromEntries(Object.entries(ISOLATES).map(([name, ids]) => [name, measured.isolates[ids.at(-1)]?.top ?? []]));
+  return { ...result, processMs, isolateMs, top };
 }
 
 const chosen = values.paths ? values.paths.split(",").map((p) => p.trim().toLowerCase()) : undefined;
@@ -180,20 +202,30 @@ for (const target of targets) {
   if (!res.ok) throw new Error(`${target.label}: ${res.status} ${await res.text()}`);
   answerBytes.set(target.label, (await res.arrayBuffer()).byteLength);
 }
+if (values.profile) {
+  const others = await runtimeIsolates(runtimePid(service.pid, Number(values.port)));
+  profileTargets = { worker: workerTarget(INSPECTOR_PORT), ...Object.fromEntries(Object.values(ISOLATES).flat().filter((id) => others[id]).map((id) => [id, others[id]])) };
+  const missing = Object.values(ISOLATES).flat().filter((id) => !profileTargets[id]);
+  if (missing.length) console.log(`(not profiled, not found in the runtime's inspector: ${missing.join(", ")})`);
+}
 
 console.log(`load through local wrangler dev, ${values.seconds} s per run, ${values.rounds} round(s); ${DELIVERIES} deliveries, ${ROUTES} routes, ${DRIVERS} drivers seeded`);
 console.log("figures on a shared machine (2 cores, load generator and workerd on the same cores) are noisy: compare ratios, not absolutes");
-console.log(`CPU ms per request of each process: ${Object.entries(ROLES).map(([role, what]) => `${role} = ${what}`).join("; ")}${values.profile ? "; worker = the Worker's isolate alone (V8 profile, inside runtime)" : ""}\n`);
+console.log(`CPU ms per request of each process: ${Object.entries(ROLES).map(([role, what]) => `${role} = ${what}`).join("; ")}`);
+if (values.profile) console.log(`busy ms per request of the isolates inside runtime (V8 profiles): ${Object.entries(ISOLATES).map(([name, ids]) => `${name} = ${ids.join(" + ")}`).join("; ")}`);
+console.log();
 const profiles = new Map();
 const loadavg = () => loadavg1().map((l) => l.toFixed(1)).join(" / ");
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 const kb = ({ label }) => `${(answerBytes.get(label) / 1024).toFixed(1).padStart(6)} KB`;
-/** The CPU columns of a line: ms/req per process role, and the worker isolate's when profiled. */
-const cpuColumns = ({ processMs, workerMs }) =>
-  `  cpu ms/req: ${["proxy", "runtime", "loadgen"].map((role) => `${role} ${processMs[role].toFixed(1).padStart(4)}`).join(" ")}${workerMs === undefined ? "" : ` worker ${workerMs.toFixed(2).padStart(5)}`}`;
+const ms = (x) => (x === undefined ? "  -" : x.toFixed(1).padStart(4));
+/** The CPU columns of a line: ms/req per process role, and per isolate of the runtime when profiled. */
+const cpuColumns = ({ processMs, isolateMs }) =>
+  `  cpu ms/req: ${["proxy", "runtime", "loadgen"].map((role) => `${role} ${ms(processMs[role])}`).join(" ")}` +
+  (isolateMs ? ` | in runtime: ${Object.keys(ISOLATES).map((name) => `${name} ${ms(isolateMs[name])}`).join(" ")}` : "");
 for (const connections of values.connections.split(",").map(Number)) {
   /** Per target: the ratio to the baseline of each round, the CPU per request of each process and of the worker. */
-  const rounds = new Map(targets.map((t) => [t.label, { ratios: [], processMs: [], workerMs: [] }]));
+  const rounds = new Map(targets.map((t) => [t.label, { ratios: [], processMs: [], isolateMs: [] }]));
   for (let round = 1; round <= Number(values.rounds); round++) {
     console.log(`${connections} connection${connections === 1 ? "" : "s"}, round ${round} (load average 1/5/15 min before: ${loadavg()})`);
     let baseline;
@@ -207,23 +239,26 @@ for (const connections of values.connections.split(",").map(Number)) {
       const kept = rounds.get(target.label);
       kept.ratios.push(r.rps / baseline);
       kept.processMs.push(r.processMs);
-      if (r.workerMs !== undefined) kept.workerMs.push(r.workerMs);
+      if (r.isolateMs) kept.isolateMs.push(r.isolateMs);
       if (r.top) profiles.set(target.label, r.top);
     }
   }
   if (Number(values.rounds) > 1) {
     console.log(`${connections} connections, median of ${values.rounds} rounds (each ratio against the baseline of its own round; CPU: median per process)`);
-    for (const [label, { ratios, processMs, workerMs }] of rounds) {
-      const medianMs = Object.fromEntries(Object.keys(processMs[0]).map((role) => [role, median(processMs.map((p) => p[role]))]));
-      const cpuText = cpuColumns({ processMs: medianMs, workerMs: workerMs.length ? median(workerMs) : undefined });
+    const medians = (samples) =>
+      Object.fromEntries(Object.keys(samples[0]).map((key) => [key, ((xs) => (xs.length ? median(xs) : undefined))(samples.map((p) => p[key]).filter((x) => x !== undefined))]));
+    for (const [label, { ratios, processMs, isolateMs }] of rounds) {
+      const cpuText = cpuColumns({ processMs: medians(processMs), isolateMs: isolateMs.length ? medians(isolateMs) : undefined });
       console.log(`  ${label.padEnd(42)} ${kb({ label })} ${median(ratios).toFixed(2).padStart(5)} x baseline  (${ratios.map((x) => x.toFixed(2)).join(", ")})${cpuText}`);
     }
   }
   console.log();
 }
 for (const [label, top] of profiles) {
-  console.log(`\n${label}: most self time in the worker (last run)`);
-  for (const { name, share } of top) console.log(`  ${(share * 100).toFixed(1).padStart(5)}%  ${name}`);
+  for (const name of ["worker", "d1"]) {
+    console.log(`\n${label}: most self time in ${name === "worker" ? "the Worker" : "the D1 simulator's database object"} (last run)`);
+    for (const { name: fn, share } of top[name]) console.log(`  ${(share * 100).toFixed(1).padStart(5)}%  ${fn}`);
+  }
 }
 service.stop();
 process.exit(0);
