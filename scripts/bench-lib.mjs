@@ -16,16 +16,17 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * copy lives in the state folder, its paths made absolute: main, migrations,
  * assets, and the build runs in the repository). `pid` is the process
  * group of `wrangler dev` (wrangler and its workerd). `inspectorPort`
- * opens the devtools protocol (CPU profiles).
+ * opens the devtools protocol (CPU profiles); `args` are more `wrangler dev`
+ * arguments.
  */
-export async function startService({ port, vars = {}, config, inspectorPort } = {}) {
+export async function startService({ port, vars = {}, config, inspectorPort, args = [] } = {}) {
   const base = `http://127.0.0.1:${port}`;
   const state = mkdtempSync(join(tmpdir(), "dispatch-bench-"));
   let configPath = resolve("wrangler.toml");
   if (config) {
     const text = config(readFileSync(configPath, "utf8"))
       .replace(/^main = "(.+)"$/m, (_, p) => `main = ${JSON.stringify(resolve(p))}`)
-      .replace(/^migrations_dir = "(.+)"$/m, (_, p) => `migrations_dir = ${JSON.stringify(resolve(p))}`)
+      .replace(/^migrations_dir = "(.+)"$/gm, (_, p) => `migrations_dir = ${JSON.stringify(resolve(p))}`)
       .replace(/^(directory|watch_dir) = "(.+)"$/gm, (_, key, p) => `${key} = ${JSON.stringify(resolve(p))}`)
       .replace(/^\[build\]$/m, `[build]\ncwd = ${JSON.stringify(resolve("."))}`);
     configPath = join(state, "wrangler.toml");
@@ -40,7 +41,7 @@ export async function startService({ port, vars = {}, config, inspectorPort } = 
     if (migrate.status !== 0) throw new Error("migrations failed");
   }
   const inspector = inspectorPort ? ["--inspector-port", String(inspectorPort)] : [];
-  const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), ...inspector, ...common, ...varArgs], { stdio: "ignore", detached: true });
+  const dev = spawn("npx", ["wrangler", "dev", "--ip", "127.0.0.1", "--port", String(port), ...inspector, ...args, ...common, ...varArgs], { stdio: "ignore", detached: true });
   const stop = () => {
     try {
       process.kill(-dev.pid, "SIGTERM");

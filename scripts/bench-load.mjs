@@ -5,13 +5,20 @@
  * trivial baseline route measured in the same run. Prints figures; asserts
  * nothing.
  *
- *   npm run bench:load [-- --seconds 8 --connections 1,16,64 --rounds 3 --profile]
+ *   npm run bench:load [-- --seconds 8 --connections 1,16,64 --rounds 3 --profile --paths delivery,route]
+ *
+ * `--paths` runs only the paths whose label contains one of the words (and the
+ * baseline). Each line starts with the size of the path's answer.
  *
  * `--rounds N` repeats the whole set of paths N times per connection count and
  * prints each path's median ratio to the baseline of its own round: on a
  * shared machine a single run's ratio moves with the neighbours' load.
  *
- * `--profile` samples the worker isolate's CPU during each run (V8's sampling
+ * Every run also reports the CPU milliseconds per request of each process
+ * involved (Linux `/proc`, process-cpu.mjs): wrangler's local proxy, the
+ * workerd that runs the Worker and the D1 simulator, and the load generator.
+ *
+ * `--profile` (an unminified bundle) samples the worker isolate's CPU during each run (V8's sampling
  * profiler over the devtools protocol, every 0.2 ms) and adds its busy
  * milliseconds per request (samples that were not idle, GC included, divided
  * by the requests answered; `performance.now()` cannot measure this inside
@@ -28,7 +35,8 @@ import autocannon from "autocannon";
 import { loadavg as loadavg1 } from "node:os";
 import { parseArgs } from "node:util";
 import { startService } from "./bench-lib.mjs";
-import { profileWorker } from "./worker-profile.mjs";
+import { ROLES, processCpu, runtimePid } from "./process-cpu.mjs";
+import { profileIsolates, runtimeIsolates, workerTarget } from "./worker-profile.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -37,6 +45,7 @@ const { values } = parseArgs({
     port: { type: "string", default: "8798" },
     profile: { type: "boolean", default: false },
     rounds: { type: "string", default: "1" },
+    paths: { type: "string" },
   },
 });
 const UNLIMITED = 1_000_000;
@@ -46,7 +55,10 @@ const service = await startService({
   inspectorPort: values.profile ? INSPECTOR_PORT : undefined,
   vars: { RATE_LIMIT_PER_SECOND: String(UNLIMITED) },
   config: (toml) => toml.replace(/simple = \{ limit = \d+, period = (\d+) \}/, `simple = { limit = ${UNLIMITED}, period = $1 }`),
+  // A profile names the worker's functions only when the bundle keeps them.
+  args: values.profile ? ["--minify=false"] : [],
 });
+const cpu = processCpu(service.pid, Number(values.port));
 
 const DRIVERS = 50;
 const ADDRESSES = 500;
@@ -116,7 +128,7 @@ const trackingBatch = JSON.stringify(
   Array.from({ length: 20 }, (_, k) => ({ timestamp: new Date(Date.now() - (20 - k) * 1000).toISOString(), position: { type: "Point", coordinates: [13.4 + k * 1e-4, 52.5] } })),
 );
 
-const targets = [
+const allTargets = [
   { label: "GET /health (baseline)", method: "GET", path: "/health" },
   { label: "GET /deliverystatus (auth chain only)", method: "GET", path: `${api}/deliverystatus`, headers: auth(token) },
   { label: "POST /drivertracking, batch of 20", method: "POST", path: `${api}/drivertracking`, headers: { ...auth(driver.token), ...json }, body: trackingBatch },
@@ -143,54 +155,110 @@ function load(target, connections) {
   });
 }
 
-async function run(target, connections) {
-  if (!values.profile) return load(target, connections);
-  const { result, busyMs, top } = await profileWorker(INSPECTOR_PORT, () => load(target, connections));
-  return { ...result, workerMs: busyMs / Math.max(1, result.requests), top };
+/** CPU ms per request of each process role (process-cpu.mjs) between two samples. */
+function perRequest(before, after, requests) {
+  return Object.fromEntries(Object.keys(after).map((role) => [role, (after[role] - before[role]) / Math.max(1, requests)]));
 }
 
-// One sequential warm-up per path: bundles loaded, caches filled, statements prepared.
+/**
+ * The isolates of the runtime profiled with `--profile`, by the name the figures give them: the Worker, miniflare's
+ * entry worker (every request passes it), the D1 simulator (its entry and the database object), the rate limiter
+ * binding, the local log collector.
+ */
+const ISOLATES = {
+  worker: ["worker"],
+  entry: ["core:entry"],
+  d1: ["d1:db:entry", "d1:db"],
+  ratelimit: ["ratelimit:ns:entry", "ratelimit:ns"],
+  logs: ["core:user:miniflare-observability-collector"],
+};
+/** Devtools targets of those isolates (the Worker through wrangler's inspector proxy, the others at workerd's own inspector). */
+let profileTargets;
+
+async function run(target, connections) {
+  const before = cpu();
+  const measured = values.profile ? await profileIsolates(profileTargets, () => load(target, connections)) : { result: await load(target, connections) };
+  const { result } = measured;
+  const requests = Math.max(1, result.requests);
+  const processMs = perRequest(before, cpu(), result.requests);
+  if (!measured.isolates) return { ...result, processMs };
+  // A group whose profile did not come back has no figure (rather than a zero).
+  const isolateMs = Object.fromEntries(
+    Object.entries(ISOLATES).map(([name, ids]) => [name, ids.every((id) => measured.isolates[id]) ? ids.reduce((sum, id) => sum + measured.isolates[id].busyMs, 0) / requests : undefined]),
+  );
+  const top = Object.fromEntries(Object.entries(ISOLATES).map(([name, ids]) => [name, measured.isolates[ids.at(-1)]?.top ?? []]));
+  return { ...result, processMs, isolateMs, top };
+}
+
+const chosen = values.paths ? values.paths.split(",").map((p) => p.trim().toLowerCase()) : undefined;
+// The baseline always runs first: every ratio is against it.
+const targets = chosen ? allTargets.filter((t, i) => i === 0 || chosen.some((p) => t.label.toLowerCase().includes(p))) : allTargets;
+
+// One sequential warm-up per path: bundles loaded, caches filled, statements prepared; the size of each answer
+// (wrangler's proxy and the load generator spend CPU in proportion to it).
+const answerBytes = new Map();
 for (const target of targets) {
   const res = await fetch(`${service.base}${target.path}`, { method: target.method, headers: target.headers, body: target.body });
   if (!res.ok) throw new Error(`${target.label}: ${res.status} ${await res.text()}`);
+  answerBytes.set(target.label, (await res.arrayBuffer()).byteLength);
+}
+if (values.profile) {
+  const others = await runtimeIsolates(runtimePid(service.pid, Number(values.port)));
+  profileTargets = { worker: workerTarget(INSPECTOR_PORT), ...Object.fromEntries(Object.values(ISOLATES).flat().filter((id) => others[id]).map((id) => [id, others[id]])) };
+  const missing = Object.values(ISOLATES).flat().filter((id) => !profileTargets[id]);
+  if (missing.length) console.log(`(not profiled, not found in the runtime's inspector: ${missing.join(", ")})`);
 }
 
 console.log(`load through local wrangler dev, ${values.seconds} s per run, ${values.rounds} round(s); ${DELIVERIES} deliveries, ${ROUTES} routes, ${DRIVERS} drivers seeded`);
-console.log("figures on a shared machine (2 cores, load generator and workerd on the same cores) are noisy: compare ratios, not absolutes\n");
+console.log("figures on a shared machine (2 cores, load generator and workerd on the same cores) are noisy: compare ratios, not absolutes");
+console.log(`CPU ms per request of each process: ${Object.entries(ROLES).map(([role, what]) => `${role} = ${what}`).join("; ")}`);
+if (values.profile) console.log(`busy ms per request of the isolates inside runtime (V8 profiles): ${Object.entries(ISOLATES).map(([name, ids]) => `${name} = ${ids.join(" + ")}`).join("; ")}`);
+console.log();
 const profiles = new Map();
 const loadavg = () => loadavg1().map((l) => l.toFixed(1)).join(" / ");
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+const kb = ({ label }) => `${(answerBytes.get(label) / 1024).toFixed(1).padStart(6)} KB`;
+const ms = (x) => (x === undefined ? "  -" : x.toFixed(1).padStart(4));
+/** The CPU columns of a line: ms/req per process role, and per isolate of the runtime when profiled. */
+const cpuColumns = ({ processMs, isolateMs }) =>
+  `  cpu ms/req: ${["proxy", "runtime", "loadgen"].map((role) => `${role} ${ms(processMs[role])}`).join(" ")}` +
+  (isolateMs ? ` | in runtime: ${Object.keys(ISOLATES).map((name) => `${name} ${ms(isolateMs[name])}`).join(" ")}` : "");
 for (const connections of values.connections.split(",").map(Number)) {
-  /** Per target: the ratio to the baseline of each round, and the worker's ms/req. */
-  const rounds = new Map(targets.map((t) => [t.label, { ratios: [], workerMs: [] }]));
+  /** Per target: the ratio to the baseline of each round, the CPU per request of each process and of the worker. */
+  const rounds = new Map(targets.map((t) => [t.label, { ratios: [], processMs: [], isolateMs: [] }]));
   for (let round = 1; round <= Number(values.rounds); round++) {
     console.log(`${connections} connection${connections === 1 ? "" : "s"}, round ${round} (load average 1/5/15 min before: ${loadavg()})`);
     let baseline;
     for (const target of targets) {
       const r = await run(target, connections);
       baseline ??= r.rps;
-      const worker = r.workerMs === undefined ? "" : `  worker ${r.workerMs.toFixed(2).padStart(5)} ms/req`;
       const failures = r.bad ? `  (${r.bad} non-2xx/errors)` : "";
       console.log(
-        `  ${target.label.padEnd(42)} ${r.rps.toFixed(1).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ${(r.rps / baseline).toFixed(2).padStart(5)} x baseline${worker}${failures}`,
+        `  ${target.label.padEnd(42)} ${kb(target)} ${r.rps.toFixed(1).padStart(6)} req/s  p50 ${String(r.p50).padStart(4)} ms  p99 ${String(r.p99).padStart(4)} ms  ${(r.rps / baseline).toFixed(2).padStart(5)} x baseline${cpuColumns(r)}${failures}`,
       );
-      rounds.get(target.label).ratios.push(r.rps / baseline);
-      if (r.workerMs !== undefined) rounds.get(target.label).workerMs.push(r.workerMs);
+      const kept = rounds.get(target.label);
+      kept.ratios.push(r.rps / baseline);
+      kept.processMs.push(r.processMs);
+      if (r.isolateMs) kept.isolateMs.push(r.isolateMs);
       if (r.top) profiles.set(target.label, r.top);
     }
   }
   if (Number(values.rounds) > 1) {
-    console.log(`${connections} connections, median of ${values.rounds} rounds (each ratio against the baseline of its own round)`);
-    for (const [label, { ratios, workerMs }] of rounds) {
-      const worker = workerMs.length ? `  worker ${median(workerMs).toFixed(2).padStart(5)} ms/req` : "";
-      console.log(`  ${label.padEnd(42)} ${median(ratios).toFixed(2).padStart(5)} x baseline  (${ratios.map((x) => x.toFixed(2)).join(", ")})${worker}`);
+    console.log(`${connections} connections, median of ${values.rounds} rounds (each ratio against the baseline of its own round; CPU: median per process)`);
+    const medians = (samples) =>
+      Object.fromEntries(Object.keys(samples[0]).map((key) => [key, ((xs) => (xs.length ? median(xs) : undefined))(samples.map((p) => p[key]).filter((x) => x !== undefined))]));
+    for (const [label, { ratios, processMs, isolateMs }] of rounds) {
+      const cpuText = cpuColumns({ processMs: medians(processMs), isolateMs: isolateMs.length ? medians(isolateMs) : undefined });
+      console.log(`  ${label.padEnd(42)} ${kb({ label })} ${median(ratios).toFixed(2).padStart(5)} x baseline  (${ratios.map((x) => x.toFixed(2)).join(", ")})${cpuText}`);
     }
   }
   console.log();
 }
 for (const [label, top] of profiles) {
-  console.log(`\n${label}: most self time in the worker (last run)`);
-  for (const { name, share } of top) console.log(`  ${(share * 100).toFixed(1).padStart(5)}%  ${name}`);
+  for (const name of ["worker", "d1"]) {
+    console.log(`\n${label}: most self time in ${name === "worker" ? "the Worker" : "the D1 simulator's database object"} (last run)`);
+    for (const { name: fn, share } of top[name]) console.log(`  ${(share * 100).toFixed(1).padStart(5)}%  ${fn}`);
+  }
 }
 service.stop();
 process.exit(0);

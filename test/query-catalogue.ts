@@ -8,7 +8,7 @@
  */
 import { and, eq, getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { type ListSpec, listStatements } from "../src/worker/db/list";
+import { type JsonListSpec, type ListSpec, listStatements } from "../src/worker/db/list";
 import * as schema from "../src/worker/db/schema";
 import { addresses, driverAvailabilities, driverTracking, outbox, postalAreas, routes, tourAreas, users, vehicles } from "../src/worker/db/schema";
 import type { Db } from "../src/worker/env";
@@ -36,7 +36,7 @@ export interface CatalogueQuery {
   params: unknown[];
 }
 
-type AnySpec = ListSpec<any, any, any>;
+type AnySpec = ListSpec<any, any, any> | JsonListSpec;
 
 interface ListEndpoint {
   path: string;
@@ -55,7 +55,7 @@ const AT = "2026-11-27T08:00:00Z";
 export const LIST_ENDPOINTS: ListEndpoint[] = [
   {
     path: "/delivery",
-    spec: deliveryList,
+    spec: (_db, cid) => deliveryList(cid),
     hot: [
       // The console's open deliveries and the benchmark's filter: a status and a window, by window start.
       { filters: [{ name: "status", op: "==", val: 1 }, { name: "pdt_from", op: ">=", val: AT }], order_by: [{ field: "pdt_from", direction: "asc" }] },
@@ -67,7 +67,7 @@ export const LIST_ENDPOINTS: ListEndpoint[] = [
   { path: "/routemetadata", spec: (_db, cid) => plain(routes, routeScope(cid), routeFields, routes.id), hot: [{ filters: [{ name: "driver_id", op: "==", val: 1 }] }] },
   { path: "/updateableroutes", spec: (_db, cid) => plain(routes, updateableScope(cid), routeFields, routes.id) },
   { path: "/driver", spec: (_db, cid) => plain(users, driverScope(cid), driverFields, users.id) },
-  { path: "/driverposition", spec: positionList },
+  { path: "/driverposition", spec: (_db, cid) => positionList(cid) },
   { path: "/dispatcher", spec: (_db, cid) => plain(users, and(eq(users.company_id, cid), eq(users.usertype, "dispatcher")), userFields, users.id) },
   { path: "/driveravailability", spec: (_db, cid) => plain(driverAvailabilities, eq(driverAvailabilities.company_id, cid), availabilityFields, driverAvailabilities.id), quiet: true },
   {
@@ -137,7 +137,7 @@ export function catalogue(db: Db, companyId: number): CatalogueQuery[] {
     }
   }
   // A route's record sorts its own deliveries (driving order: unset orderindex last): a route's rows, found by index, not the company's.
-  routeRecordStatements(db, companyId, 1).forEach((s, i) => out.push({ label: `GET /route/<id> (${["route", "deliveries", "addresses"][i]})`, hot: true, kind: "filtered", ...s.toSQL() }));
+  routeRecordStatements(db, companyId, 1).forEach((s, i) => out.push({ label: `GET /route/<id> (${["route", "deliveries"][i]})`, hot: true, kind: "filtered", ...s.toSQL() }));
   return out;
 }
 

@@ -4,7 +4,9 @@
  * document all come from these declarations.
  */
 import { type RouteConfig, createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv, Role } from "./env";
 import { ErrorBody, forbidden } from "./errors";
 
@@ -54,6 +56,14 @@ export const jsonBody = <T extends z.ZodType>(schema: T, description?: string) =
   description,
   content: { "application/json": { schema } },
 });
+
+/**
+ * An answer whose JSON text SQLite already built (db/json.ts), with the
+ * headers of `c.json`. Typed as whatever the route declares: the text is the
+ * presenters' shape by construction, and test/json-answers.test.ts compares it
+ * with them and with the route's schema.
+ */
+export const jsonText = <S extends ContentfulStatusCode>(c: Context, text: string, status: S) => c.body(text, status, { "content-type": "application/json" }) as never;
 
 export const jsonResponse = <T extends z.ZodType>(schema: T, description: string) => ({
   description,

@@ -4,6 +4,7 @@ import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../env";
 import { notFound, unprocessable } from "../errors";
 import { type FieldMap, compileQuery } from "../lib/filters";
+import { envelopeJson } from "./json";
 
 export interface ListParams {
   q?: string;
@@ -44,6 +45,26 @@ export interface ListSpec<Row, Out, Related = never> {
   present: (rows: Row[], related: Related[]) => Promise<Out[]> | Out[];
 }
 
+/**
+ * A list whose objects SQLite builds as JSON text (db/json.ts): `json` is the
+ * SQL of one object from the table's row, related rows included by correlated
+ * subqueries. `listJson` answers the envelope's text; the rows never become
+ * JavaScript objects (README "Load").
+ */
+export interface JsonListSpec {
+  table: SQLiteTable;
+  scope: SQL | undefined;
+  fields: FieldMap;
+  idColumn: SQLiteColumn;
+  json: SQL;
+  maxPerPage?: number;
+}
+
+/** A row of a `JsonListSpec` page: one object's JSON text. */
+export interface JsonRow {
+  json: string;
+}
+
 /** The statements of one list request, built but not run (`EXPLAIN QUERY PLAN` of exactly these: scripts/query-plans.ts). */
 export interface ListStatements<Row, Related> {
   /** The page's rows (two for `single`). */
@@ -65,7 +86,10 @@ export interface ListStatements<Row, Related> {
  * tenant scope, one page of rows (ordered by `q.order_by`, then id), the total
  * count and the related rows of the page.
  */
-export function listStatements<Row, Out, Related = never>(db: Db, spec: ListSpec<Row, Out, Related>, params: ListParams): ListStatements<Row, Related> {
+export function listStatements<Row, Out, Related = never>(db: Db, spec: ListSpec<Row, Out, Related>, params: ListParams): ListStatements<Row, Related>;
+export function listStatements(db: Db, spec: JsonListSpec, params: ListParams): ListStatements<JsonRow, never>;
+export function listStatements(db: Db, spec: ListSpec<unknown, unknown, unknown> | JsonListSpec, params: ListParams): ListStatements<unknown, unknown>;
+export function listStatements<Row, Out, Related = never>(db: Db, spec: ListSpec<Row, Out, Related> | JsonListSpec, params: ListParams): ListStatements<Row | JsonRow, Related> {
   const query = compileQuery(params.q, spec.fields);
   const where = and(spec.scope, query.where);
   // The id order of an unfiltered page follows the (company_id) index and stops after the page. Filtered in id order,
@@ -75,6 +99,7 @@ export function listStatements<Row, Out, Related = never>(db: Db, spec: ListSpec
   const perPage = Math.min(params.results_per_page ?? 10, spec.maxPerPage ?? 100);
   const window = (take: number, skip: number) => {
     const page = (columns: Record<string, SQLiteColumn>) => sql`${db.select(columns).from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip)}`;
+    if ("json" in spec) return { rows: db.select({ json: spec.json }).from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip) as unknown as BatchQuery<JsonRow> };
     return {
       rows: (spec.columns ? db.select(spec.columns) : db.select()).from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip) as unknown as BatchQuery<Row>,
       related: take > 0 ? spec.related?.(page({ id: spec.idColumn }), page) : undefined,
@@ -109,14 +134,31 @@ export async function listObjects<Row, Out, Related = never>(db: Db, spec: ListS
 
   const answers: unknown[] = await db.batch(list.related ? [list.rows, list.total!, list.related] : [list.rows, list.total!]);
   const found = related(answers);
-  const [rows, [{ total: all }]] = answers as [Row[], { total: number }[]];
-  const matched = Math.max(0, Math.min(all - list.offset, list.limit ?? Infinity));
-  return {
-    num_results: matched,
-    objects: list.take > 0 ? await spec.present(rows, found) : [],
-    page: params.page,
-    total_pages: Math.ceil(matched / list.perPage),
-  };
+  const [rows, [{ total }]] = answers as [Row[], { total: number }[]];
+  return { ...pageCounts(list, params, total), objects: list.take > 0 ? await spec.present(rows, found) : [] };
+}
+
+/** The envelope's numbers from the count of all matches (`q.offset` and `q.limit` cut the matches). */
+function pageCounts(list: ListStatements<unknown, unknown>, params: ListParams, total: number) {
+  const matched = Math.max(0, Math.min(total - list.offset, list.limit ?? Infinity));
+  return { num_results: matched, page: params.page, total_pages: Math.ceil(matched / list.perPage) };
+}
+
+/**
+ * `listObjects` of a `JsonListSpec`, in one D1 round trip: the answer's JSON
+ * text (the envelope, or the object itself for `single`), its objects as
+ * SQLite built them.
+ */
+export async function listJson(db: Db, spec: JsonListSpec, params: ListParams): Promise<string> {
+  const list = listStatements(db, spec, params);
+  if (list.single) {
+    const [rows] = (await db.batch([list.rows])) as [JsonRow[]];
+    if (rows.length === 0) throw notFound();
+    if (rows.length > 1) throw unprocessable("single: the query matches more than one object", "q");
+    return rows[0].json;
+  }
+  const [rows, [{ total }]] = (await db.batch([list.rows, list.total!])) as [JsonRow[], { total: number }[]];
+  return envelopeJson(list.take > 0 ? rows.map((r) => r.json) : [], pageCounts(list, params, total));
 }
 
 /** An in-memory list (lookup values) paged like every list. */

@@ -1,13 +1,13 @@
 /** Deliveries and the lookup lists of delivery states, types and codes. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { allOnOnePage, listObjects } from "../db/list";
+import { allOnOnePage, listJson } from "../db/list";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { deliveries, routes } from "../db/schema";
 import { DELIVERY_CODES, DELIVERY_STATUSES, DELIVERY_TYPES, DeliveryStatus, RouteStatus } from "../domain/states";
 import type { AppEnv } from "../env";
 import { conflict, notFound, unprocessable, validationHook } from "../errors";
 import { compileQuery } from "../lib/filters";
-import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
+import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
 import {
   DeliverySchema,
   DeliveryWritable,
@@ -98,10 +98,7 @@ async function loadDelivery(c: { get: (k: "db") => AppEnv["Variables"]["db"] }, 
 
 export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(listDeliveries, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
-    const result = await listObjects(db, deliveryList(db, cid), c.req.valid("query"));
-    return c.json(result, 200);
+    return jsonText(c, await listJson(c.get("db"), deliveryList(c.get("company").id), c.req.valid("query")), 200);
   })
   .openapi(getDelivery, async (c) => {
     const company = c.get("company");

@@ -6,11 +6,11 @@ import { deliveries } from "../db/schema";
 import { ROUTE_STATUSES } from "../domain/states";
 import type { AppEnv } from "../env";
 import { ApiError, validationHook } from "../errors";
-import { IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
+import { IdParam, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
 import { DeliverySchema, presentDeliveries } from "../services/deliveries";
 import { companyStub, publishAll } from "../services/live";
 import { publicBase } from "./company";
-import { RouteSchema, loadRouteRecord } from "../services/route-records";
+import { RouteSchema, loadRouteRecordJson } from "../services/route-records";
 import { type LifecycleOp, updateEtas } from "../services/route-lifecycle";
 import { FAR_FROM_ADDRESS_METERS, PROOF_LIMITS } from "../services/proofs";
 
@@ -127,19 +127,19 @@ export const lifecycleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const company = c.get("company");
     const { route_id } = c.req.valid("param");
     await apply(c.env, company.id, { kind: "route", company, actor: c.get("user"), routeId: route_id, change: c.req.valid("json"), base: publicBase(c) });
-    return c.json(await loadRouteRecord(c.get("db"), company.id, route_id), 200);
+    return jsonText(c, await loadRouteRecordJson(c.get("db"), company.id, route_id), 200);
   })
   .openapi(setRouteStatus, async (c) => {
     const company = c.get("company");
     const { route_id } = c.req.valid("param");
     await apply(c.env, company.id, { kind: "route", company, actor: c.get("user"), routeId: route_id, change: c.req.valid("json"), base: publicBase(c) });
-    return c.json(await loadRouteRecord(c.get("db"), company.id, route_id), 200);
+    return jsonText(c, await loadRouteRecordJson(c.get("db"), company.id, route_id), 200);
   })
   .openapi(cancelRouteRoute, async (c) => {
     const company = c.get("company");
     const { route_id } = c.req.valid("param");
     await apply(c.env, company.id, { kind: "cancel", company, routeId: route_id });
-    return c.json(await loadRouteRecord(c.get("db"), company.id, route_id), 200);
+    return jsonText(c, await loadRouteRecordJson(c.get("db"), company.id, route_id), 200);
   })
   .openapi(deliveryDone, async (c) => {
     const company = c.get("company");

@@ -11,8 +11,8 @@ import { deliveries, routes } from "../db/schema";
 import { DeliveryStatus, ROUTE_STATUSES, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
 import type { AppEnv } from "../env";
 import { validationHook } from "../errors";
-import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonResponse } from "../openapi";
-import { RouteMetadataSchema, type RouteRecordRow, RouteSchema, loadRoute, loadRouteRecord, presentRouteMetadata, presentRoutes, routeFields, routeRecordColumns, routeScope } from "../services/route-records";
+import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonResponse, jsonText } from "../openapi";
+import { RouteMetadataSchema, type RouteRecordRow, RouteSchema, loadRoute, loadRouteRecordJson, presentRouteMetadata, presentRoutes, routeFields, routeRecordColumns, routeScope } from "../services/route-records";
 import { RouteDeliveryDistanceSchema, routeDeliveryDistances } from "../services/route-view-distances";
 
 const RouteList = envelope(RouteSchema, "RouteList");
@@ -134,7 +134,7 @@ export const routeRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
   .openapi(getRoute, async (c) => {
     const db = c.get("db");
     const cid = c.get("company").id;
-    return c.json(await loadRouteRecord(db, cid, c.req.valid("param").route_id), 200);
+    return jsonText(c, await loadRouteRecordJson(db, cid, c.req.valid("param").route_id), 200);
   })
   .openapi(listRouteMetadata, async (c) => {
     const db = c.get("db");

@@ -1,6 +1,6 @@
 /** Driver tracking: positions posted by driver apps, latest positions, traces, live `driverposition` events. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { listObjects } from "../db/list";
+import { listJson, listObjects } from "../db/list";
 import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { ZodError } from "zod";
@@ -9,7 +9,7 @@ import { driverTracking } from "../db/schema";
 import type { AppEnv, AuthUser } from "../env";
 import { forbidden, notFound, unprocessable, validationHook, zodFields, zodMessage } from "../errors";
 import { formatDateTime, parseDateTime } from "../lib/time";
-import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
+import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
 import { assertCompanyDrivers, loadDriver, positionList, routeOnTheWay } from "../services/drivers";
 import type { PublishedEvent } from "../services/events";
 import { publishAll } from "../services/live";
@@ -228,8 +228,7 @@ export const trackingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     return c.json(presentTracking(row), 200);
   })
   .openapi(listPositions, async (c) => {
-    const db = c.get("db");
-    return c.json(await listObjects(db, positionList(db, c.get("company").id), c.req.valid("query")), 200);
+    return jsonText(c, await listJson(c.get("db"), positionList(c.get("company").id), c.req.valid("query")), 200);
   })
   .openapi(getPosition, async (c) => {
     const db = c.get("db");

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { and, asc, eq, or, sql } from "drizzle-orm";
-import { type addresses, deliveries } from "../db/schema";
+import { columnRef, jsonObject, jsonValue, pointJson, tableRef } from "../db/json";
+import { addresses, deliveries } from "../db/schema";
 import type { Db } from "../env";
 import { Point } from "../openapi";
 
@@ -46,6 +47,24 @@ export const presentAddress = (a: AddressRow): z.infer<typeof AddressSchema> => 
   location: pointOf(a.lng, a.lat),
   addresstype: a.addresstype,
 });
+
+/** The columns `presentAddress` shows as stored, in its order; `location` (from lng, lat) and `addresstype` follow. */
+const SHOWN_AS_STORED = ["id", "contactcompany", "customernr", "contactfirstname", "contactlastname", "street", "housenumber", "postalcode", "city", "district", "country", "email", "phonenr"] as const;
+
+/** `presentAddress` as SQL: the JSON of the `addresses` row in the FROM clause (db/json.ts; test/json-answers.test.ts compares the two). */
+export const addressJson = jsonObject([
+  ...SHOWN_AS_STORED.map((key) => [key, jsonValue(addresses, addresses[key])] as const),
+  ["location", pointJson(addresses, addresses.lng, addresses.lat)],
+  ["addresstype", jsonValue(addresses, addresses.addresstype)],
+]);
+
+/**
+ * A scalar subquery: the JSON (`addressJson`, or `point` for the GeoJSON point
+ * alone) of the address `idRef` names, looked up by id within the company
+ * `companyRef` names (SQL column references of the outer row).
+ */
+export const addressLookup = (idRef: string, companyRef: string, what: "record" | "point") =>
+  `select ${what === "record" ? addressJson : pointJson(addresses, addresses.lng, addresses.lat)} from ${tableRef(addresses)} where ${columnRef(addresses, addresses.id)} = ${idRef} and ${columnRef(addresses, addresses.company_id)} = ${companyRef}`;
 
 /** An address as the address endpoints answer it: with the deliveries that reference it. */
 export const AddressDetailSchema = AddressSchema.extend({

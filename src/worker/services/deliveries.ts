@@ -7,8 +7,9 @@ import type { FieldMap } from "../lib/filters";
 import { normaliseDateTime } from "../lib/time";
 import { DateTime, Point } from "../openapi";
 import { RouteStatus } from "../domain/states";
-import { AddressSchema, type AddressRow, pointOf, presentAddress } from "./addresses";
-import type { ListSpec } from "../db/list";
+import { AddressSchema, type AddressRow, addressLookup, pointOf, presentAddress } from "./addresses";
+import type { JsonListSpec } from "../db/list";
+import { columnEntries, columnRef, embedded, jsonObject } from "../db/json";
 import { inList } from "../db/sql";
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
@@ -118,23 +119,33 @@ export function presentDeliveriesWith(rows: DeliveryRow[], addressRows: AddressR
   });
 }
 
-/** `GET /delivery`: a page of deliveries with their addresses, loaded in the page's round trip. */
-export const deliveryList = (db: Db, companyId: number): ListSpec<DeliveryRow, DeliveryOut, AddressRow> => ({
+/**
+ * `presentDeliveriesWith` as SQL: the JSON of the `deliveries` row in the FROM
+ * clause, every column but `company_id` as the schema has it, then its address
+ * record and the two points, each looked up by id within the company
+ * (db/json.ts; test/json-answers.test.ts compares the two).
+ */
+export const deliveryJson = (() => {
+  const target = columnRef(deliveries, deliveries.deliverylocation_id);
+  const supplier = columnRef(deliveries, deliveries.supplierlocation_id);
+  const company = columnRef(deliveries, deliveries.company_id);
+  return sql.raw(
+    jsonObject([
+      ...columnEntries(deliveries, ["company_id"]),
+      ["address", embedded(addressLookup(target, company, "record"))],
+      ["delivery_address", embedded(addressLookup(target, company, "point"))],
+      ["supplier_address", embedded(addressLookup(supplier, company, "point"))],
+    ]),
+  );
+})();
+
+/** `GET /delivery`: a page of deliveries with their addresses, built as JSON by SQLite in the page's statement. */
+export const deliveryList = (companyId: number): JsonListSpec => ({
   table: deliveries,
   scope: eq(deliveries.company_id, companyId),
   fields: deliveryFields,
   idColumn: deliveries.id,
-  // The addresses named by the page's rows, read from the page itself (the page's index), not looked up again among the company's deliveries.
-  related: (_pageIds, page) => {
-    const rows = page({ deliverylocation_id: deliveries.deliverylocation_id, supplierlocation_id: deliveries.supplierlocation_id });
-    const target = sql.identifier("deliverylocation_id");
-    const supplier = sql.identifier("supplierlocation_id");
-    return db
-      .select()
-      .from(addresses)
-      .where(and(eq(addresses.company_id, companyId), sql`${addresses.id} in (select ${target} from ${rows} union all select ${supplier} from ${rows})`));
-  },
-  present: presentDeliveriesWith,
+  json: deliveryJson,
 });
 
 /** Deliveries with their address records, loaded for the whole page in one query. */

@@ -5,7 +5,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { type SQL, and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
-import type { ListSpec } from "../db/list";
+import type { JsonListSpec } from "../db/list";
 import { driverAvailabilities, driverTracking, routes, users } from "../db/schema";
 import type { Company, Db, Env } from "../env";
 import { forbidden, notFound, unprocessable } from "../errors";
@@ -16,7 +16,7 @@ import { DateTime } from "../openapi";
 import { AvailabilitySchema, availabilityFields, presentAvailability } from "./driver-availability";
 import { driverActivationEmail, driverCreatedNotice } from "./messages";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
-import { type PositionRecord, PositionRecordSchema, type TrackingRow, latestPositions, latestPositionsQuery, presentPosition } from "./tracking-positions";
+import { PositionRecordSchema, latestPositions, positionJson, presentPosition } from "./tracking-positions";
 import { UserSchema, prepareUser, type UserRow } from "./users";
 import { inList } from "../db/sql";
 
@@ -115,24 +115,15 @@ const positionFields: FieldMap = {
   htmlcolor: { column: users.htmlcolor, type: "text" },
 };
 
-/** `GET /driverposition`: the drivers that have reported a position, each with its newest one, in the page's round trip. */
-export function positionList(db: Db, companyId: number): ListSpec<Pick<UserRow, "id" | "firstname" | "lastname" | "htmlcolor">, PositionRecord, TrackingRow> {
+/** `GET /driverposition`: the drivers that have reported a position, each with its newest one, built as JSON by SQLite in the page's statement. */
+export function positionList(companyId: number): JsonListSpec {
   const hasPosition = sql`exists (select 1 from ${driverTracking} where ${driverTracking.company_id} = ${users.company_id} and ${driverTracking.driver_id} = ${users.id})`;
   return {
     table: users,
     scope: and(driverScope(companyId), hasPosition),
     fields: positionFields,
     idColumn: users.id,
-    // The name and colour shown with the position, not the whole user row (hashes, settings).
-    columns: { id: users.id, firstname: users.firstname, lastname: users.lastname, htmlcolor: users.htmlcolor },
-    related: (pageIds) => latestPositionsQuery(db, companyId, pageIds),
-    present: (drivers, positions) => {
-      const byDriver = new Map(positions.map((p) => [p.driver_id, p]));
-      return drivers.flatMap((d) => {
-        const p = byDriver.get(d.id);
-        return p ? [presentPosition(p, d) as PositionRecord] : [];
-      });
-    },
+    json: positionJson,
   };
 }
 

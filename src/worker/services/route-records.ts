@@ -15,8 +15,9 @@ import type { Db } from "../env";
 import { notFound } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import { DateTime } from "../openapi";
-import { AddressSchema, type AddressRow, presentAddress } from "./addresses";
-import { DeliverySchema, type DeliveryRow, deliveryAddressesQuery, deliveryFields, presentDeliveriesWith } from "./deliveries";
+import { AddressSchema, type AddressRow, addressLookup, presentAddress } from "./addresses";
+import { DeliverySchema, type DeliveryRow, deliveryAddressesQuery, deliveryFields, deliveryJson, presentDeliveriesWith } from "./deliveries";
+import { columnRef, embedded } from "../db/json";
 import { inList } from "../db/sql";
 
 export type RouteRow = typeof routes.$inferSelect;
@@ -180,19 +181,39 @@ export async function presentRoutes(db: Db, companyId: number, rows: RouteRecord
   return fullRecords(rows, deliveryRows, addressRows);
 }
 
-/** The statements of one full route record: the route, its deliveries in driving order, every address shown (one batch). */
+/**
+ * The statements of one full route record (one batch): the route with its base
+ * address's JSON (`addressJson`), and its deliveries in driving order, each as
+ * the JSON `GET /delivery` shows (`deliveryJson`: its addresses looked up in the same statement).
+ */
 export const routeRecordStatements = (db: Db, companyId: number, id: number) =>
   [
-    db.select(routeRecordColumns).from(routes).where(and(routeScope(companyId), eq(routes.id, id))),
-    loadRouteDeliveries(db, companyId, [id]),
-    routeAddresses(db, companyId, [id]),
+    db
+      .select({
+        ...routeRecordColumns,
+        routebase_address: sql.raw(embedded(addressLookup(columnRef(routes, routes.routebase_address_id), columnRef(routes, routes.company_id), "record"))).mapWith(String),
+      })
+      .from(routes)
+      .where(and(routeScope(companyId), eq(routes.id, id))),
+    db
+      .select({ id: deliveries.id, json: deliveryJson })
+      .from(deliveries)
+      .where(routeDeliveriesFilter(companyId, [id]))
+      .orderBy(...drivingOrder),
   ] as const;
 
-/** The full record of the company's route with this id (one round trip), or 404. */
-export async function loadRouteRecord(db: Db, companyId: number, id: number): Promise<RouteOut> {
-  const [[row], deliveryRows, addressRows] = await db.batch(routeRecordStatements(db, companyId, id));
+/**
+ * The full record of the company's route with this id as JSON text (one round
+ * trip), or 404: the route's own fields from its row, the deliveries and the
+ * base address as SQLite built them. The same record as `presentRoutes`
+ * (test/json-answers.test.ts).
+ */
+export async function loadRouteRecordJson(db: Db, companyId: number, id: number): Promise<string> {
+  const [[row], deliveryRows] = await db.batch(routeRecordStatements(db, companyId, id));
   if (!row) throw notFound("Route");
-  return fullRecords([row], deliveryRows, addressRows)[0];
+  const { routebase_address: base, ...route } = row;
+  const head = JSON.stringify({ ...common(route, deliveryRows.map((d) => d.id)), gross_duration: minutes(route.gross_duration), net_duration: minutes(route.net_duration) });
+  return `${head.slice(0, -1)},"deliveries":[${deliveryRows.map((d) => d.json).join(",")}],"routebase_address":${base ?? "null"}}`;
 }
 
 export interface MetadataOptions {

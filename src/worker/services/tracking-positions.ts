@@ -1,7 +1,8 @@
 /** Driver tracking entries: presentation, batched inserts, latest positions, traces. */
 import { z } from "@hono/zod-openapi";
 import { type SQL, and, desc, eq, gte, sql } from "drizzle-orm";
-import { driverTracking } from "../db/schema";
+import { columnRef, embedded, jsonObject, jsonValue, pointJson, tableRef } from "../db/json";
+import { driverTracking, users } from "../db/schema";
 import type { Db } from "../env";
 import type { FieldMap } from "../lib/filters";
 import { DateTime } from "../openapi";
@@ -57,6 +58,28 @@ export function presentPosition(r: TrackingRow, info?: DriverInfo): Tracking & P
   const base = presentTracking(r);
   return info ? { ...base, firstname: info.firstname, lastname: info.lastname, htmlcolor: info.htmlcolor } : base;
 }
+
+/**
+ * `presentPosition` with the driver's name and colour, as SQL: the JSON of the
+ * newest tracking entry of the driver in the FROM clause (a `users` row), null
+ * when it has none; per driver an index seek on (company_id, driver_id,
+ * timestamp) (db/json.ts; test/json-answers.test.ts compares it with `GET /driverposition/<id>`).
+ */
+export const positionJson = (() => {
+  const t = driverTracking;
+  const entry = jsonObject([
+    ["id", jsonValue(t, t.id)],
+    ["timestamp", jsonValue(t, t.timestamp)],
+    ["position", pointJson(t, t.lng, t.lat)],
+    ["driver_id", jsonValue(t, t.driver_id)],
+    ["firstname", jsonValue(users, users.firstname)],
+    ["lastname", jsonValue(users, users.lastname)],
+    ["htmlcolor", jsonValue(users, users.htmlcolor)],
+  ]);
+  const newest = `select ${entry} from ${tableRef(t)} where ${columnRef(t, t.company_id)} = ${columnRef(users, users.company_id)} and ${columnRef(t, t.driver_id)} = ${columnRef(users, users.id)}
+    order by ${columnRef(t, t.timestamp)} desc, ${columnRef(t, t.id)} desc limit 1`;
+  return sql.raw(embedded(newest));
+})();
 
 /**
  * The newest tracking entry of each driver among `driverIds` (a parenthesised
