@@ -50,7 +50,10 @@ const STALL_MIN = 1_000;
  * 1,000 jobs the first tour tried is often one whose jobs have nowhere to go
  * while another can be dissolved (C1/C2 ended one tour above the best-known
  * fleet). Failed attempts together may use at most this share of the budget,
- * so where no tour can go the cost search keeps most of its time.
+ * so where no tour can go the cost search keeps most of its time; a running
+ * attempt ends when it would exceed the share left (with 8 steps per job,
+ * a failing attempt on gh1000 C1_10_8 that kept finding new pool minima
+ * took a quarter of the budget).
  */
 export const RETRY_SHARE = 0.2;
 /**
@@ -118,7 +121,9 @@ export function* minimiseRoutes(
     let fewest = pool.length;
     let fewestAt = 0;
     const stall = near ? Math.max(STALL_MIN, STALL_PER_JOB * (inst.size - 1)) : Infinity;
-    while (pool.length > 0 && active() && steps - fewestAt < stall) {
+    // An attempt never outlasts the retry share left: were it to fail, it would count against it.
+    const attemptUntil = near ? startedAt + Math.max(0, RETRY_SHARE - failedShare) : Infinity;
+    while (pool.length > 0 && active() && steps - fewestAt < stall && budget.fraction() < attemptUntil) {
       budget.tick();
       if ((budget.iterations & 15) === 0) yield;
       const unit = pool.pop()!;
