@@ -36,11 +36,13 @@ const EJECTION_WINDOW = 10;
 /**
  * Large plans: an attempt to dissolve a tour that has not brought the pool
  * to a new minimum for this many steps per job (at least STALL_MIN) is
- * given up, and with it route minimisation: the rest of its share goes to
- * the cost search. At 800 jobs, successful attempts took 6-1,500 steps,
- * failing ones ran 8,000-15,000 steps (15 s) without emptying the pool.
+ * given up (see RETRY_SHARE). The pool does a random walk (between 5 and
+ * 35 jobs on gh1000 C1_10_8's 8-job tours) and only shrinks by a feasible
+ * insertion or a squeeze (4 % of the steps there), so the attempts that
+ * dissolve a tour at the smallest fleets run long: 2,000-8,200 steps at
+ * 1,000 jobs (95 tours on C1_10_8), where 2 steps per job gave up at 96.
  */
-const STALL_PER_JOB = 2;
+const STALL_PER_JOB = 8;
 const STALL_MIN = 1_000;
 /**
  * A stalled attempt restores the plan from before it and tries another tour
@@ -48,7 +50,10 @@ const STALL_MIN = 1_000;
  * 1,000 jobs the first tour tried is often one whose jobs have nowhere to go
  * while another can be dissolved (C1/C2 ended one tour above the best-known
  * fleet). Failed attempts together may use at most this share of the budget,
- * so where no tour can go the cost search keeps most of its time.
+ * so where no tour can go the cost search keeps most of its time; a running
+ * attempt ends when it would exceed the share left (with 8 steps per job,
+ * a failing attempt on gh1000 C1_10_8 that kept finding new pool minima
+ * took a quarter of the budget).
  */
 export const RETRY_SHARE = 0.2;
 /**
@@ -116,7 +121,9 @@ export function* minimiseRoutes(
     let fewest = pool.length;
     let fewestAt = 0;
     const stall = near ? Math.max(STALL_MIN, STALL_PER_JOB * (inst.size - 1)) : Infinity;
-    while (pool.length > 0 && active() && steps - fewestAt < stall) {
+    // An attempt never outlasts the retry share left: were it to fail, it would count against it.
+    const attemptUntil = near ? startedAt + Math.max(0, RETRY_SHARE - failedShare) : Infinity;
+    while (pool.length > 0 && active() && steps - fewestAt < stall && budget.fraction() < attemptUntil) {
       budget.tick();
       if ((budget.iterations & 15) === 0) yield;
       const unit = pool.pop()!;
@@ -138,9 +145,7 @@ export function* minimiseRoutes(
         continue;
       }
       const node = members[0];
-      const squeezed = squeeze(state, unit, rng, near);
-      if (squeezed) {
-        state = squeezed;
+      if (squeeze(state, unit, rng, near)) {
         continue;
       }
       penalty[node]++;
@@ -334,10 +339,12 @@ const SQUEEZE_STEPS = 100;
 /**
  * Squeeze (Nagata & Bräysy): insert the job where the penalty (time warp +
  * excess load/duration) grows least, then repair with penalty-decreasing
- * relocate, swap and 2-opt* moves around infeasible tours. Returns the
- * repaired solution, or null (the input is left untouched).
+ * relocate, swap and 2-opt* moves around infeasible tours. Returns whether
+ * the repair succeeded; if not, the solution is restored (from a journal of
+ * the tours it changed: cloning the whole plan per call cost more than the
+ * repair at 1,000 jobs, and nine squeezes in ten fail there).
  */
-function squeeze(state: SolutionState, unit: number, rng: Random, near: Int32Array | null): SolutionState | null {
+function squeeze(state: SolutionState, unit: number, rng: Random, near: Int32Array | null): boolean {
   const inst = state.inst;
   const node = inst.units[unit][0];
   let target: Route | null = null;
@@ -353,68 +360,99 @@ function squeeze(state: SolutionState, unit: number, rng: Random, near: Int32Arr
       }
     }
   }
-  if (!target) return null;
-  const work = state.clone();
-  const route = work.routes[state.routes.indexOf(target)];
-  work.apply(unit, { route, vehicle: route.vehicle, cost: 0, position });
-  const k = inst.neighbourCount;
-  const limit = Math.min(k, 20);
-  for (let step = 0; step < SQUEEZE_STEPS; step++) {
-    const infeasible = work.routes.filter((r) => r.penalty > EPS);
-    if (infeasible.length === 0) return work;
-    const r = infeasible[rng.int(infeasible.length)];
-    let bestDelta = -EPS;
-    let move: (() => void) | null = null;
-    for (let i = 0; i < r.nodes.length; i++) {
-      const u = r.nodes[i];
-      const out = movable(work, u) ? r.joinPenalty(i, i + 1, -1) : Infinity;
-      for (let n = 0; n < limit; n++) {
-        const w = inst.neighbours[u * k + n];
-        const b = work.routeOf[w];
-        if (!b || b === r) continue;
-        const j = work.position[w];
-        const before = r.penalty + b.penalty;
-        for (let pos = j; pos <= j + 1 && out < Infinity; pos++) {
-          const delta = out + b.joinPenalty(pos, pos, u) - before;
-          if (delta < bestDelta) {
-            bestDelta = delta;
-            move = () => {
-              r.nodes.splice(i, 1);
-              b.nodes.splice(pos, 0, u);
-              work.routeOf[u] = b;
-              work.afterChange(r);
-              work.afterChange(b);
-            };
-          }
-        }
-        if (out < Infinity && movable(work, w)) {
-          const delta = r.joinPenalty(i, i + 1, w) + b.joinPenalty(j, j + 1, u) - before;
-          if (delta < bestDelta) {
-            bestDelta = delta;
-            move = () => {
-              r.nodes[i] = w;
-              b.nodes[j] = u;
-              work.afterChange(r);
-              work.afterChange(b);
-            };
-          }
-        }
-        if (r.vehicle.typeKey === b.vehicle.typeKey && !r.hasUnits && !b.hasUnits) {
-          // Tails exchanged so that u is followed by w (t = 0), or w by u (t = 1).
-          for (let t = 0; t < 2; t++) {
-            const ri = i + 1 - t;
-            const bj = j + t;
-            const delta = tailJoinPenalty(r, ri, b, bj) + tailJoinPenalty(b, bj, r, ri) - before;
+  if (!target) return false;
+  const routes = state.routes.slice();
+  const unassigned = state.unassigned.slice();
+  const saved = new Map<Route, number[]>();
+  const save = (r: Route) => {
+    if (!saved.has(r)) saved.set(r, r.nodes.slice());
+  };
+  save(target);
+  state.apply(unit, { route: target, vehicle: target.vehicle, cost: 0, position });
+  if (repair(state, rng)) return true;
+  state.routes = routes;
+  state.unassigned = unassigned;
+  state.routeOf[node] = null;
+  state.position[node] = -1;
+  for (const [r, nodes] of saved) {
+    r.nodes = nodes;
+    r.update();
+    state.index(r);
+    state.used[r.vehicle.index] = 1;
+  }
+  return false;
+
+  /** Penalty-decreasing moves around infeasible tours until none is left (true) or no move helps (false). */
+  function repair(work: SolutionState, rng: Random): boolean {
+    const useNear = near !== null;
+    const k = useNear ? near.length / inst.size : inst.neighbourCount;
+    const list = useNear ? near : inst.neighbours;
+    const limit = useNear ? k : Math.min(k, 20);
+    for (let step = 0; step < SQUEEZE_STEPS; step++) {
+      const infeasible = work.routes.filter((r) => r.penalty > EPS);
+      if (infeasible.length === 0) return true;
+      const r = infeasible[rng.int(infeasible.length)];
+      let bestDelta = -EPS;
+      let move: (() => void) | null = null;
+      for (let i = 0; i < r.nodes.length; i++) {
+        const u = r.nodes[i];
+        const out = movable(work, u) ? r.joinPenalty(i, i + 1, -1) : Infinity;
+        for (let n = 0; n < limit; n++) {
+          const w = list[u * k + n];
+          const b = work.routeOf[w];
+          if (!b || b === r) continue;
+          const j = work.position[w];
+          const before = r.penalty + b.penalty;
+          for (let pos = j; pos <= j + 1 && out < Infinity; pos++) {
+            const delta = out + b.joinPenalty(pos, pos, u) - before;
             if (delta < bestDelta) {
               bestDelta = delta;
-              move = () => applyTwoOptStar(work, r, ri, b, bj);
+              move = () => {
+                save(r);
+                save(b);
+                r.nodes.splice(i, 1);
+                b.nodes.splice(pos, 0, u);
+                work.routeOf[u] = b;
+                work.afterChange(r);
+                work.afterChange(b);
+              };
+            }
+          }
+          if (out < Infinity && movable(work, w)) {
+            const delta = r.joinPenalty(i, i + 1, w) + b.joinPenalty(j, j + 1, u) - before;
+            if (delta < bestDelta) {
+              bestDelta = delta;
+              move = () => {
+                save(r);
+                save(b);
+                r.nodes[i] = w;
+                b.nodes[j] = u;
+                work.afterChange(r);
+                work.afterChange(b);
+              };
+            }
+          }
+          if (r.vehicle.typeKey === b.vehicle.typeKey && !r.hasUnits && !b.hasUnits) {
+            // Tails exchanged so that u is followed by w (t = 0), or w by u (t = 1).
+            for (let t = 0; t < 2; t++) {
+              const ri = i + 1 - t;
+              const bj = j + t;
+              const delta = tailJoinPenalty(r, ri, b, bj) + tailJoinPenalty(b, bj, r, ri) - before;
+              if (delta < bestDelta) {
+                bestDelta = delta;
+                move = () => {
+                  save(r);
+                  save(b);
+                  applyTwoOptStar(work, r, ri, b, bj);
+                };
+              }
             }
           }
         }
       }
+      if (!move) return false;
+      move();
     }
-    if (!move) return null;
-    move();
+    return false;
   }
-  return null;
 }
