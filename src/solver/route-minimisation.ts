@@ -340,9 +340,9 @@ const SQUEEZE_STEPS = 100;
  * Squeeze (Nagata & Bräysy): insert the job where the penalty (time warp +
  * excess load/duration) grows least, then repair with penalty-decreasing
  * relocate, swap and 2-opt* moves around infeasible tours. Returns whether
- * the repair succeeded; if not, the solution is restored (from a journal of
- * the tours it changed: cloning the whole plan per call cost more than the
- * repair at 1,000 jobs, and nine squeezes in ten fail there).
+ * the repair succeeded; if not, the state's journal (`begin`/`rollback`)
+ * restores the tours it changed: cloning the whole plan per call cost more
+ * than the repair at 1,000 jobs, and nine squeezes in ten fail there.
  */
 function squeeze(state: SolutionState, unit: number, rng: Random, near: Int32Array | null): boolean {
   const inst = state.inst;
@@ -361,25 +361,13 @@ function squeeze(state: SolutionState, unit: number, rng: Random, near: Int32Arr
     }
   }
   if (!target) return false;
-  const routes = state.routes.slice();
-  const unassigned = state.unassigned.slice();
-  const saved = new Map<Route, number[]>();
-  const save = (r: Route) => {
-    if (!saved.has(r)) saved.set(r, r.nodes.slice());
-  };
-  save(target);
+  state.begin();
   state.apply(unit, { route: target, vehicle: target.vehicle, cost: 0, position });
-  if (repair(state, rng)) return true;
-  state.routes = routes;
-  state.unassigned = unassigned;
-  state.routeOf[node] = null;
-  state.position[node] = -1;
-  for (const [r, nodes] of saved) {
-    r.nodes = nodes;
-    r.update();
-    state.index(r);
-    state.used[r.vehicle.index] = 1;
+  if (repair(state, rng)) {
+    state.commit();
+    return true;
   }
+  state.rollback();
   return false;
 
   /** Penalty-decreasing moves around infeasible tours until none is left (true) or no move helps (false). */
@@ -408,8 +396,8 @@ function squeeze(state: SolutionState, unit: number, rng: Random, near: Int32Arr
             if (delta < bestDelta) {
               bestDelta = delta;
               move = () => {
-                save(r);
-                save(b);
+                work.touch(r);
+                work.touch(b);
                 r.nodes.splice(i, 1);
                 b.nodes.splice(pos, 0, u);
                 work.routeOf[u] = b;
@@ -423,8 +411,8 @@ function squeeze(state: SolutionState, unit: number, rng: Random, near: Int32Arr
             if (delta < bestDelta) {
               bestDelta = delta;
               move = () => {
-                save(r);
-                save(b);
+                work.touch(r);
+                work.touch(b);
                 r.nodes[i] = w;
                 b.nodes[j] = u;
                 work.afterChange(r);
@@ -441,8 +429,8 @@ function squeeze(state: SolutionState, unit: number, rng: Random, near: Int32Arr
               if (delta < bestDelta) {
                 bestDelta = delta;
                 move = () => {
-                  save(r);
-                  save(b);
+                  work.touch(r);
+                  work.touch(b);
                   applyTwoOptStar(work, r, ri, b, bj);
                 };
               }

@@ -135,8 +135,8 @@ export class SolutionState {
     for (const r of this.routes) this.used[r.vehicle.index] = 1;
   }
 
-  /** Records a tour's sequence before its first change. */
-  private touch(route: Route): void {
+  /** Records a tour's sequence before its first change (for moves made outside this class). */
+  touch(route: Route): void {
     if (this.journal && !this.journal.has(route)) this.journal.set(route, route.nodes.slice());
   }
 
