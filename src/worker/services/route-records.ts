@@ -157,6 +157,13 @@ const routeDeliveriesFilter = (companyId: number, routeIds: number[]) => and(eq(
 const routeAddresses = (db: Db, companyId: number, routeIds: number[]) =>
   deliveryAddressesQuery(db, companyId, routeDeliveriesFilter(companyId, routeIds), sql`select ${routes.routebase_address_id} from ${routes} where ${and(routeScope(companyId), inList(routes.id, routeIds))}`);
 
+/** A full record's own fields (without its deliveries and base address), as both presenters give them. */
+const recordFields = (r: RouteRecordRow, deliveryIds: number[]) => ({
+  ...common(r, deliveryIds),
+  gross_duration: minutes(r.gross_duration),
+  net_duration: minutes(r.net_duration),
+});
+
 function fullRecords(rows: RouteRecordRow[], deliveryRows: DeliveryRow[], addressRows: AddressRow[]): RouteOut[] {
   const byRoute = groupByRoute(presentDeliveriesWith(deliveryRows, addressRows));
   const bases = new Map(addressRows.map((a) => [a.id, a]));
@@ -164,9 +171,7 @@ function fullRecords(rows: RouteRecordRow[], deliveryRows: DeliveryRow[], addres
     const list = byRoute.get(r.id) ?? [];
     const base = r.routebase_address_id === null ? undefined : bases.get(r.routebase_address_id);
     return {
-      ...common(r, list.map((d) => d.id)),
-      gross_duration: minutes(r.gross_duration),
-      net_duration: minutes(r.net_duration),
+      ...recordFields(r, list.map((d) => d.id)),
       deliveries: list,
       routebase_address: base ? presentAddress(base) : null,
     };
@@ -212,7 +217,7 @@ export async function loadRouteRecordJson(db: Db, companyId: number, id: number)
   const [[row], deliveryRows] = await db.batch(routeRecordStatements(db, companyId, id));
   if (!row) throw notFound("Route");
   const { routebase_address: base, ...route } = row;
-  const head = JSON.stringify({ ...common(route, deliveryRows.map((d) => d.id)), gross_duration: minutes(route.gross_duration), net_duration: minutes(route.net_duration) });
+  const head = JSON.stringify(recordFields(route, deliveryRows.map((d) => d.id)));
   return `${head.slice(0, -1)},"deliveries":[${deliveryRows.map((d) => d.json).join(",")}],"routebase_address":${base ?? "null"}}`;
 }
 
