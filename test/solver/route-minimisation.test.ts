@@ -74,14 +74,14 @@ describe("route minimisation where no tour can go", () => {
     const start = regretInsertion(inst);
     expect(start.routes.length).toBe(2);
     expect(tourLowerBound(start)).toBe(1);
-    const budget = new Budget({ maxIterations: 100_000 });
+    const budget = new Budget({ maxIterations: 20_000 });
     const search = minimiseRoutes(start, new Random(1), budget, 1, () => {});
     let step = search.next();
     while (!step.done) step = search.next();
     const plan = step.value;
     expect(plan.routes.length).toBe(2);
     expect(plan.unassigned).toEqual([]);
-    // Before the stall rule applied below 300 jobs, the failing attempt ran to the end of the budget.
+    // Before the retry share applied below 300 jobs, the failing attempt ran to the end of the budget.
     expect(budget.fraction()).toBeLessThanOrEqual(RETRY_SHARE);
   });
 });
