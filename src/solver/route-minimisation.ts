@@ -54,13 +54,6 @@ const STALL_MIN = 1_000;
  * attempt ends when it would exceed the share left (with 8 steps per job,
  * a failing attempt on gh1000 C1_10_8 that kept finding new pool minima
  * took a quarter of the budget).
- *
- * Below 300 jobs there is no stall rule (1,000 steps cut attempts that
- * would have dissolved a tour: Solomon R110 ended at 11 tours instead of
- * 10), but the share holds: one failing attempt ends when it has used it
- * (it used to run to the end of route minimisation's half of the budget:
- * gh200 C1_2_5 at the best-known fleet, a 7-job tour that never got below
- * 6 jobs in 8,000 steps took 5 s of 10).
  */
 export const RETRY_SHARE = 0.2;
 /**
@@ -129,7 +122,7 @@ export function* minimiseRoutes(
     let fewestAt = 0;
     const stall = near ? Math.max(STALL_MIN, STALL_PER_JOB * (inst.size - 1)) : Infinity;
     // An attempt never outlasts the retry share left: were it to fail, it would count against it.
-    const attemptUntil = startedAt + Math.max(0, RETRY_SHARE - failedShare);
+    const attemptUntil = near ? startedAt + Math.max(0, RETRY_SHARE - failedShare) : Infinity;
     while (pool.length > 0 && active() && steps - fewestAt < stall && budget.fraction() < attemptUntil) {
       budget.tick();
       if ((budget.iterations & 15) === 0) yield;
@@ -183,7 +176,7 @@ export function* minimiseRoutes(
       state = backup;
       tried.add(key);
       failedShare += budget.fraction() - startedAt;
-      if (failedShare >= RETRY_SHARE || fewest > HOPELESS_POOL * jobs) break;
+      if (!near || failedShare >= RETRY_SHARE || fewest > HOPELESS_POOL * jobs) break;
       continue;
     }
     tried.clear();

@@ -1,10 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { check, type Problem, solveSync } from "../../src/solver";
-import { Budget } from "../../src/solver/budget";
-import { regretInsertion } from "../../src/solver/construction";
-import { compile } from "../../src/solver/model";
-import { Random } from "../../src/solver/random";
-import { minimiseRoutes, RETRY_SHARE, tourLowerBound } from "../../src/solver/route-minimisation";
 import { planar, vehicles } from "./helpers";
 
 /**
@@ -51,37 +46,5 @@ describe("route minimisation", () => {
     expect(check(p, s)).toEqual([]);
     expect(s.unassigned).toEqual([]);
     expect(s.tours.length).toBe(10);
-  });
-});
-
-/**
- * Two clusters far apart on either side of the depot, every window the same
- * hour: one vehicle cannot serve both, though the capacity bound says one
- * tour would carry all. No tour can go.
- */
-function twoClusters(): Problem {
-  const jobs: Parameters<typeof planar>[1] = [];
-  for (const side of [-1, 1])
-    for (let k = 0; k < 8; k++) {
-      jobs.push({ id: `${side}-${k}`, x: side * (100 + (k % 3)), y: k, service: 5, load: [1], timeWindow: { start: 200, end: 260 } });
-    }
-  return planar({ x: 0, y: 0 }, jobs, { vehicles: vehicles(4, { capacity: [100], shift: { earliestStart: 0, latestEnd: 1_000 } }) });
-}
-
-describe("route minimisation where no tour can go", () => {
-  it("gives the plan back unchanged within its retry share of the budget, leaving the rest to the cost search", () => {
-    const inst = compile(twoClusters());
-    const start = regretInsertion(inst);
-    expect(start.routes.length).toBe(2);
-    expect(tourLowerBound(start)).toBe(1);
-    const budget = new Budget({ maxIterations: 20_000 });
-    const search = minimiseRoutes(start, new Random(1), budget, 1, () => {});
-    let step = search.next();
-    while (!step.done) step = search.next();
-    const plan = step.value;
-    expect(plan.routes.length).toBe(2);
-    expect(plan.unassigned).toEqual([]);
-    // Before the retry share applied below 300 jobs, the failing attempt ran to the end of the budget.
-    expect(budget.fraction()).toBeLessThanOrEqual(RETRY_SHARE);
   });
 });
