@@ -99,7 +99,7 @@ export function listStatements<Row, Out, Related = never>(db: Db, spec: ListSpec
   const perPage = Math.min(params.results_per_page ?? 10, spec.maxPerPage ?? 100);
   const window = (take: number, skip: number) => {
     const page = (columns: Record<string, SQLiteColumn>) => sql`${db.select(columns).from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip)}`;
-    if ("json" in spec) return { rows: db.select({ json: sql<string>`${spec.json}`.as("json") }).from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip) as unknown as BatchQuery<JsonRow> };
+    if ("json" in spec) return { rows: db.select({ json: spec.json }).from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip) as unknown as BatchQuery<JsonRow> };
     return {
       rows: (spec.columns ? db.select(spec.columns) : db.select()).from(spec.table).where(where).orderBy(...orderBy).limit(take).offset(skip) as unknown as BatchQuery<Row>,
       related: take > 0 ? spec.related?.(page({ id: spec.idColumn }), page) : undefined,
@@ -157,21 +157,9 @@ export async function listJson(db: Db, spec: JsonListSpec, params: ListParams): 
     if (rows.length > 1) throw unprocessable("single: the query matches more than one object", "q");
     return rows[0].json;
   }
-  const [{ total, objects }] = await db.all<{ total: number; objects: string | null }>(pageJsonStatement(list));
-  return envelopeJson(list.take > 0 && objects !== null ? [objects] : [], pageCounts(list, params, total));
+  const [rows, [{ total }]] = (await db.batch([list.rows, list.total!])) as [JsonRow[], { total: number }[]];
+  return envelopeJson(list.take > 0 ? rows.map((r) => r.json) : [], pageCounts(list, params, total));
 }
-
-/**
- * A page of a `JsonListSpec` as one row of one statement: the count of all
- * matches and the page's objects joined by commas (`group_concat` over the
- * ordered, limited page: a subquery with LIMIT keeps its order and is not
- * flattened into the aggregate). One statement instead of a batch of two,
- * one row instead of one per object: every statement costs D1 its own
- * bookkeeping, and every row its own object in D1's answer (README "Load").
- * The statements inside are `list.total` and `list.rows` as they are.
- */
-export const pageJsonStatement = (list: ListStatements<JsonRow, never>) =>
-  sql`select ${list.total!} as "total", (select group_concat("json", ',') from ${list.rows}) as "objects"`;
 
 /** An in-memory list (lookup values) paged like every list. */
 export function pageOf<T>(all: readonly T[], params: { page: number; results_per_page?: number }): Envelope<T> {

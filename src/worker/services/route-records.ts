@@ -187,42 +187,38 @@ export async function presentRoutes(db: Db, companyId: number, rows: RouteRecord
 }
 
 /**
- * The statement of one full route record (one row): the route with its base
- * address's JSON (`addressJson`), the ids of its deliveries and the deliveries
- * themselves in driving order, each as the JSON `GET /delivery` shows
- * (`deliveryJson`: its addresses looked up in the same statement), joined by
- * commas. One statement and one row where a batch of two answered a row per
- * delivery: D1 spends its bookkeeping per statement and an object per row
- * (README "Load"). An aggregate over an ordered subquery in FROM keeps the
- * subquery's order (SQLite neither flattens it nor drops its ORDER BY).
+ * The statements of one full route record (one batch): the route with its base
+ * address's JSON (`addressJson`), and its deliveries in driving order, each as
+ * the JSON `GET /delivery` shows (`deliveryJson`: its addresses looked up in the same statement).
  */
-export const routeRecordStatements = (db: Db, companyId: number, id: number) => {
-  const ordered = (column: SQL) => db.select({ v: sql`${column}`.as("v") }).from(deliveries).where(routeDeliveriesFilter(companyId, [id])).orderBy(...drivingOrder);
-  return [
+export const routeRecordStatements = (db: Db, companyId: number, id: number) =>
+  [
     db
       .select({
         ...routeRecordColumns,
         routebase_address: sql.raw(embedded(addressLookup(columnRef(routes, routes.routebase_address_id), columnRef(routes, routes.company_id), "record"))).mapWith(String),
-        delivery_ids: sql<string | null>`(select group_concat("v", ',') from ${ordered(sql`${deliveries.id}`)})`,
-        deliveries: sql<string | null>`(select group_concat("v", ',') from ${ordered(deliveryJson)})`,
       })
       .from(routes)
       .where(and(routeScope(companyId), eq(routes.id, id))),
+    db
+      .select({ id: deliveries.id, json: deliveryJson })
+      .from(deliveries)
+      .where(routeDeliveriesFilter(companyId, [id]))
+      .orderBy(...drivingOrder),
   ] as const;
-};
 
 /**
- * The full record of the company's route with this id as JSON text (one
- * statement), or 404: the route's own fields from its row, the deliveries and
- * the base address as SQLite built them. The same record as `presentRoutes`
+ * The full record of the company's route with this id as JSON text (one round
+ * trip), or 404: the route's own fields from its row, the deliveries and the
+ * base address as SQLite built them. The same record as `presentRoutes`
  * (test/json-answers.test.ts).
  */
 export async function loadRouteRecordJson(db: Db, companyId: number, id: number): Promise<string> {
-  const [row] = await routeRecordStatements(db, companyId, id)[0];
+  const [[row], deliveryRows] = await db.batch(routeRecordStatements(db, companyId, id));
   if (!row) throw notFound("Route");
-  const { routebase_address: base, delivery_ids: ids, deliveries: list, ...route } = row;
-  const head = JSON.stringify(recordFields(route, ids ? ids.split(",").map(Number) : []));
-  return `${head.slice(0, -1)},"deliveries":[${list ?? ""}],"routebase_address":${base ?? "null"}}`;
+  const { routebase_address: base, ...route } = row;
+  const head = JSON.stringify(recordFields(route, deliveryRows.map((d) => d.id)));
+  return `${head.slice(0, -1)},"deliveries":[${deliveryRows.map((d) => d.json).join(",")}],"routebase_address":${base ?? "null"}}`;
 }
 
 export interface MetadataOptions {
