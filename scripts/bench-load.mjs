@@ -10,6 +10,11 @@
  * `--paths` runs only the paths whose label contains one of the words (and the
  * baseline). Each line starts with the size of the path's answer.
  *
+ * `--gzip` sends `Accept-Encoding: gzip` with every request, as browsers and
+ * the driver app do: miniflare's entry worker then compresses JSON answers as
+ * Cloudflare's edge does (the size printed is the compressed answer's).
+ * Without it autocannon asks for none and moves the answers uncompressed.
+ *
  * `--rounds N` repeats the whole set of paths N times per connection count and
  * prints each path's median ratio to the baseline of its own round: on a
  * shared machine a single run's ratio moves with the neighbours' load.
@@ -26,6 +31,9 @@
  * functions with the most self time per path: what the worker itself spends,
  * apart from wrangler's local proxy and the load generator.
  *
+ * In each round the reads run first, then the writes; what the writes added
+ * is deleted after each round, so every read measures the company as seeded.
+ *
  * Seeded: 1 company, 50 drivers (20 positions each), 5,000 deliveries on
  * 500 addresses, 100 routes of 40 deliveries (1,000 deliveries unrouted).
  * The per-company limits (token bucket and platform binding) are raised for
@@ -33,6 +41,7 @@
  */
 import autocannon from "autocannon";
 import { loadavg as loadavg1 } from "node:os";
+import { gzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
 import { startService } from "./bench-lib.mjs";
 import { ROLES, processCpu, runtimePid } from "./process-cpu.mjs";
@@ -46,6 +55,7 @@ const { values } = parseArgs({
     profile: { type: "boolean", default: false },
     rounds: { type: "string", default: "1" },
     paths: { type: "string" },
+    gzip: { type: "boolean", default: false },
   },
 });
 const UNLIMITED = 1_000_000;
@@ -110,12 +120,12 @@ async function seed() {
   const routeList = await service.call("GET", `/${slug}/api/routemetadata?results_per_page=1`, { token });
   const routeId = routeList.body.objects[0].id;
   const addressId = (await service.call("GET", `/${slug}/api/address?results_per_page=1`, { token })).body.objects[0].id;
-  return { slug, token, driver: drivers[0], routeId, addressId };
+  return { slug, companyId, token, driver: drivers[0], routeId, addressId };
 }
 
-const { slug, token, driver, routeId, addressId } = await seed();
+const { slug, companyId, token, driver, routeId, addressId } = await seed();
 const api = `/${slug}/api`;
-const auth = (t) => ({ authorization: `JWT ${t}` });
+const auth = (t) => ({ authorization: `JWT ${t}`, ...(values.gzip ? { "accept-encoding": "gzip" } : {}) });
 const json = { "content-type": "application/json" };
 const q = JSON.stringify({
   filters: [
@@ -124,26 +134,44 @@ const q = JSON.stringify({
   ],
   order_by: [{ field: "pdt_from", direction: "asc" }],
 });
+// The batch's positions are newer than every seeded one (those end a minute before the seed), so `undoWrites` finds them.
+const batchFrom = new Date(Math.floor(Date.now() / 1000) * 1000 - 20_000);
 const trackingBatch = JSON.stringify(
-  Array.from({ length: 20 }, (_, k) => ({ timestamp: new Date(Date.now() - (20 - k) * 1000).toISOString(), position: { type: "Point", coordinates: [13.4 + k * 1e-4, 52.5] } })),
+  Array.from({ length: 20 }, (_, k) => ({ timestamp: new Date(batchFrom.getTime() + k * 1000).toISOString(), position: { type: "Point", coordinates: [13.4 + k * 1e-4, 52.5] } })),
 );
+const LOAD_CUSTOM_ID = "load";
 
 const allTargets = [
-  { label: "GET /health (baseline)", method: "GET", path: "/health" },
+  { label: "GET /health (baseline)", method: "GET", path: "/health", headers: values.gzip ? { "accept-encoding": "gzip" } : {} },
   { label: "GET /deliverystatus (auth chain only)", method: "GET", path: `${api}/deliverystatus`, headers: auth(token) },
-  { label: "POST /drivertracking, batch of 20", method: "POST", path: `${api}/drivertracking`, headers: { ...auth(driver.token), ...json }, body: trackingBatch },
   { label: "GET /delivery, page of 100, q filter", method: "GET", path: `${api}/delivery?results_per_page=100&q=${encodeURIComponent(q)}`, headers: auth(token) },
   { label: "GET /delivery, page of 100, default order", method: "GET", path: `${api}/delivery?results_per_page=100`, headers: auth(token) },
   { label: `GET /route/<id> (${PER_ROUTE} deliveries)`, method: "GET", path: `${api}/route/${routeId}`, headers: auth(token) },
   { label: `GET /driverposition (${DRIVERS} drivers)`, method: "GET", path: `${api}/driverposition?results_per_page=100`, headers: auth(token) },
+  // The write paths run after the reads of each round, and what they wrote is deleted before the next round (undoWrites).
+  { label: "POST /drivertracking, batch of 20", method: "POST", path: `${api}/drivertracking`, headers: { ...auth(driver.token), ...json }, body: trackingBatch },
   {
     label: "POST /delivery",
     method: "POST",
     path: `${api}/delivery`,
     headers: { ...auth(token), ...json },
-    body: JSON.stringify({ deliverylocation_id: addressId, pdt_from: at(9), pdt_to: at(12), els: 3, load: 1, custom_id: "load" }),
+    body: JSON.stringify({ deliverylocation_id: addressId, pdt_from: at(9), pdt_to: at(12), els: 3, load: 1, custom_id: LOAD_CUSTOM_ID }),
   },
 ];
+
+/**
+ * Deletes what the write paths added (a round adds ~800 deliveries and ~20,000 positions at 64 connections), so every
+ * round and every read measures the company as seeded: the `q` page counts its matches, `/driverposition` looks up the
+ * newest position per driver. Answers the counts left (as seeded). The database file keeps its size (SQLite reuses the pages).
+ */
+async function undoWrites() {
+  service.sql(
+    `DELETE FROM deliveries WHERE company_id = ${companyId} AND custom_id = '${LOAD_CUSTOM_ID}';\n` +
+      `DELETE FROM driver_tracking WHERE company_id = ${companyId} AND timestamp >= '${batchFrom.toISOString().slice(0, 19)}';`,
+  );
+  const total = async (path) => (await service.call("GET", `${api}/${path}?results_per_page=1`, { token })).body.num_results;
+  return { deliveries: await total("delivery"), positions: await total("drivertracking") };
+}
 
 /** One autocannon run: requests/s over the whole run, p50 and p99 latency (ms), non-2xx answers and errors. */
 function load(target, connections) {
@@ -200,8 +228,13 @@ const answerBytes = new Map();
 for (const target of targets) {
   const res = await fetch(`${service.base}${target.path}`, { method: target.method, headers: target.headers, body: target.body });
   if (!res.ok) throw new Error(`${target.label}: ${res.status} ${await res.text()}`);
-  answerBytes.set(target.label, (await res.arrayBuffer()).byteLength);
+  const bytes = Buffer.from(await res.arrayBuffer());
+  // The size as sent: miniflare's entry worker compresses JSON like Cloudflare's edge when the client accepts gzip
+  // (fetch decodes it; its gzip here stands for the runtime's, whose level may differ slightly).
+  answerBytes.set(target.label, values.gzip ? gzipSync(bytes).byteLength : bytes.byteLength);
 }
+const writes = targets.some((t) => t.method !== "GET");
+if (writes) await undoWrites();
 if (values.profile) {
   const others = await runtimeIsolates(runtimePid(service.pid, Number(values.port)));
   profileTargets = { worker: workerTarget(INSPECTOR_PORT), ...Object.fromEntries(Object.values(ISOLATES).flat().filter((id) => others[id]).map((id) => [id, others[id]])) };
@@ -241,6 +274,10 @@ for (const connections of values.connections.split(",").map(Number)) {
       kept.processMs.push(r.processMs);
       if (r.isolateMs) kept.isolateMs.push(r.isolateMs);
       if (r.top) profiles.set(target.label, r.top);
+    }
+    if (writes) {
+      const left = await undoWrites();
+      console.log(`  (writes deleted: the company has ${left.deliveries} deliveries and ${left.positions} positions again)`);
     }
   }
   if (Number(values.rounds) > 1) {
