@@ -5,6 +5,7 @@ import type { Random } from "./random";
 import type { Route } from "./route";
 import { granularNeighbours } from "./neighbours";
 import { EPS, merge, seg } from "./segment";
+import { minimiseFleet } from "./fleet-minimisation";
 import type { SolutionState } from "./state";
 
 /**
@@ -105,6 +106,10 @@ export function* minimiseRoutes(
   /** Tours (by their first job) whose dissolution failed since the plan last lost a tour. */
   const tried = new Set<number>();
   let failedShare = 0;
+  if (near) {
+    // Large plans: SISR's fleet minimisation instead of the ejection search (fleet-minimisation.ts).
+    return yield* minimiseFleet({ best: state, current: state.clone(), bound, near, until, stallShare: RETRY_SHARE }, rng, budget, onImproved);
+  }
   while (state.routes.length > bound && active()) {
     const backup = state.clone();
     // Shorter tours are easier to dissolve; pick one of the two shortest not yet tried at random.
