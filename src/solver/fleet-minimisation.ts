@@ -79,6 +79,8 @@ export function* minimiseFleet(search: FleetSearch, rng: Random, budget: Budget,
     }
     current.scope = { mask, nodes };
   };
+  // A pool handed over has no tour to dissolve yet; the fleet is the plan's.
+  if (current.unassigned.length > 0) fleet = current.routes.length;
   if (current.unassigned.length === 0) {
     if (current.routes.length <= bound) return best;
     dissolve();

@@ -64,6 +64,8 @@ export const RETRY_SHARE = 0.2;
  * left in three attempts on different tours), so no other tour will go.
  */
 const HOPELESS_POOL = 0.9;
+/** Large plans: share of the retry share an ejection attempt may use before the fleet search takes over. */
+const EJECTION_PART = 0.5;
 
 interface Ejection {
   route: Route | null;
@@ -106,10 +108,6 @@ export function* minimiseRoutes(
   /** Tours (by their first job) whose dissolution failed since the plan last lost a tour. */
   const tried = new Set<number>();
   let failedShare = 0;
-  if (near) {
-    // Large plans: SISR's fleet minimisation instead of the ejection search (fleet-minimisation.ts).
-    return yield* minimiseFleet({ best: state, current: state.clone(), bound, near, until, stallShare: RETRY_SHARE }, rng, budget, onImproved);
-  }
   while (state.routes.length > bound && active()) {
     const backup = state.clone();
     // Shorter tours are easier to dissolve; pick one of the two shortest not yet tried at random.
@@ -127,7 +125,8 @@ export function* minimiseRoutes(
     let fewestAt = 0;
     const stall = near ? Math.max(STALL_MIN, STALL_PER_JOB * (inst.size - 1)) : Infinity;
     // An attempt never outlasts the retry share left: were it to fail, it would count against it.
-    const attemptUntil = near ? startedAt + Math.max(0, RETRY_SHARE - failedShare) : Infinity;
+    // Large plans: half of it, the fleet search (below) takes over from a stalled attempt.
+    const attemptUntil = near ? startedAt + Math.max(0, RETRY_SHARE - failedShare) * EJECTION_PART : Infinity;
     while (pool.length > 0 && active() && steps - fewestAt < stall && budget.fraction() < attemptUntil) {
       budget.tick();
       if ((budget.iterations & 15) === 0) yield;
@@ -175,6 +174,11 @@ export function* minimiseRoutes(
       if (i >= 0) state.unassigned.splice(i, 1);
       state.afterChange(route);
       randomMoves(state, rng, PERTURB_MOVES, perturbLimit);
+    }
+    if (pool.length > 0 && near && active() && fewest <= HOPELESS_POOL * jobs) {
+      // Stalled on a large plan: SISR's fleet minimisation goes on from the pool left, for the retry share left.
+      const stallShare = RETRY_SHARE - failedShare;
+      return yield* minimiseFleet({ best: backup, current: state, bound, near, until, stallShare }, rng, budget, onImproved);
     }
     if (pool.length > 0) {
       // Stalled (or out of time): back to the plan before, and another tour while the retry share lasts.
