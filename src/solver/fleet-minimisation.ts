@@ -4,9 +4,9 @@ import { recreate, ruin } from "./sisr";
 import type { SolutionState } from "./state";
 
 /**
- * Fleet minimisation of SISR (Christiaens & Vanden Berghe 2020, section 5):
+ * Fleet minimisation of SISR (Christiaens & Vanden Berghe 2020, its section on fleet minimisation):
  * with one tour fewer, the jobs left over form the set A of absent jobs;
- * each iteration ruins and recreates the plan without opening tours
+ * each iteration ruins and recreates the plan with the fleet capped
  * (sisr.ts's `ruin`/`recreate`) and keeps the candidate when it leaves
  * fewer jobs absent, or as many whose summed absence counters are smaller.
  * Every iteration adds one to the counter of each job still absent, so a
@@ -21,6 +21,11 @@ import type { SolutionState } from "./state";
  * scope (state.ts) of the tours that hold one of each absent job's
  * correlated neighbours, rebuilt whenever A changes. Iterations then cost
  * the same at 1,000 jobs as at 200.
+ *
+ * Not called by `solve` (route-minimisation.ts keeps the ejection search):
+ * on gh1000 it was no better than the ejection search at the minimum fleet
+ * (solver README, "SISR fleet minimisation at 1,000 jobs"); kept, with its
+ * tests, for the search that combines both.
  */
 
 export interface FleetSearch {

@@ -5,7 +5,6 @@ import type { Random } from "./random";
 import type { Route } from "./route";
 import { granularNeighbours } from "./neighbours";
 import { EPS, merge, seg } from "./segment";
-import { minimiseFleet } from "./fleet-minimisation";
 import type { SolutionState } from "./state";
 
 /**
@@ -64,8 +63,6 @@ export const RETRY_SHARE = 0.2;
  * left in three attempts on different tours), so no other tour will go.
  */
 const HOPELESS_POOL = 0.9;
-/** Large plans: share of the retry share an ejection attempt may use before the fleet search takes over. */
-const EJECTION_PART = 0.5;
 
 interface Ejection {
   route: Route | null;
@@ -125,8 +122,7 @@ export function* minimiseRoutes(
     let fewestAt = 0;
     const stall = near ? Math.max(STALL_MIN, STALL_PER_JOB * (inst.size - 1)) : Infinity;
     // An attempt never outlasts the retry share left: were it to fail, it would count against it.
-    // Large plans: half of it, the fleet search (below) takes over from a stalled attempt.
-    const attemptUntil = near ? startedAt + Math.max(0, RETRY_SHARE - failedShare) * EJECTION_PART : Infinity;
+    const attemptUntil = near ? startedAt + Math.max(0, RETRY_SHARE - failedShare) : Infinity;
     while (pool.length > 0 && active() && steps - fewestAt < stall && budget.fraction() < attemptUntil) {
       budget.tick();
       if ((budget.iterations & 15) === 0) yield;
@@ -174,11 +170,6 @@ export function* minimiseRoutes(
       if (i >= 0) state.unassigned.splice(i, 1);
       state.afterChange(route);
       randomMoves(state, rng, PERTURB_MOVES, perturbLimit);
-    }
-    if (pool.length > 0 && near && active() && fewest <= HOPELESS_POOL * jobs) {
-      // Stalled on a large plan: SISR's fleet minimisation goes on from the pool left, for the retry share left.
-      const stallShare = RETRY_SHARE - failedShare;
-      return yield* minimiseFleet({ best: backup, current: state, bound, near, until, stallShare }, rng, budget, onImproved);
     }
     if (pool.length > 0) {
       // Stalled (or out of time): back to the plan before, and another tour while the retry share lasts.

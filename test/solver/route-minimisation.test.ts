@@ -48,7 +48,7 @@ describe("route minimisation", () => {
     expect(s.tours.length).toBe(10);
   });
 
-  it("from 300 jobs the fleet search empties tours construction leaves, with tight windows, the same for a seed", () => {
+  it("from 300 jobs empties the tours construction leaves with tight windows, the same plan for a seed", () => {
     // Windows of +-25 around the planted arrival: construction opens several tours more than the 12 planted.
     const p = planted(12, 26, 25);
     const first = solveSync(p, { maxIterations: 1, seed: 3 });
