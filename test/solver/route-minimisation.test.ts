@@ -47,4 +47,17 @@ describe("route minimisation", () => {
     expect(s.unassigned).toEqual([]);
     expect(s.tours.length).toBe(10);
   });
+
+  it("from 300 jobs empties the tours construction leaves with tight windows, the same plan for a seed", () => {
+    // Windows of +-25 around the planted arrival: construction opens several tours more than the 12 planted.
+    const p = planted(12, 26, 25);
+    const first = solveSync(p, { maxIterations: 1, seed: 3 });
+    const s = solveSync(p, { maxIterations: 3_000, seed: 3 });
+    const again = solveSync(p, { maxIterations: 3_000, seed: 3 });
+    expect(first.tours.length).toBeGreaterThan(13);
+    expect(check(p, s)).toEqual([]);
+    expect(s.unassigned).toEqual([]);
+    expect(s.tours.length).toBe(12);
+    expect(again.tours.map((t) => t.stops.map((x) => x.jobId))).toEqual(s.tours.map((t) => t.stops.map((x) => x.jobId)));
+  });
 });
