@@ -129,8 +129,8 @@ export function ruin(state: SolutionState, rng: Random): number[] {
   return list;
 }
 
-/** Greedy insertion with blinks, in one of SISR's orders; a new tour only while there are fewer than `maxTours`. */
-export function recreate(state: SolutionState, units: number[], rng: Random, maxTours = Infinity): void {
+/** Greedy insertion with blinks, in one of SISR's orders. */
+export function recreate(state: SolutionState, units: number[], rng: Random): void {
   const inst = state.inst;
   const order = units.slice();
   const r = rng.int(11);
@@ -148,7 +148,7 @@ export function recreate(state: SolutionState, units: number[], rng: Random, max
   // Also retry jobs that were already unassigned before this ruin.
   for (const u of state.unassigned) if (!units.includes(u)) order.push(u);
   for (const u of order) {
-    const placement = state.bestPlacement(u, rng, BLINK_RATE, state.routes.length < maxTours);
+    const placement = state.bestPlacement(u, rng, BLINK_RATE, true);
     if (placement) state.apply(u, placement);
   }
 }
