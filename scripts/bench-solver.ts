@@ -5,7 +5,10 @@
  *   npm run bench:solver -- --set gh200|gh400|gh800|gh1000 [--seconds S] [--only C1_8_1,R1_8_6]
  *   npm run bench:solver -- --scale [--seconds S] [--sizes 1000,2000]
  *   any mode: --clock cpu (budget in CPU time of this process, for a loaded machine),
- *   --search hgs|sisr (the final cost phase: hybrid genetic search or ruin and recreate)
+ *   --search hgs|sisr (the final cost phase: hybrid genetic search or ruin and recreate),
+ *   --iterations N (a budget of N search iterations instead of time: the same
+ *   plan whatever the machine's load, for comparing settings that do not
+ *   change the cost of an iteration)
  *
  * Instance mode (Solomon by default, `--set` picks a Gehring & Homberger
  * folder under /work/shared/bench) solves every instance in the folder,
@@ -41,6 +44,7 @@ const mb = (b: number) => `${(b / 1048576).toFixed(1)} MB`;
 const seconds = Number(arg("seconds") ?? 10);
 /** `--search hgs|sisr`: the final cost phase's search (SolveOptions.search); default: the solver's. */
 const search = arg("search") as "hgs" | "sisr" | undefined;
+const iterations = arg("iterations") === undefined ? undefined : Number(arg("iterations"));
 const seeds = (arg("seeds") ?? arg("seed") ?? "1").split(",").map(Number);
 /**
  * `--clock cpu` measures the budget (and the time to first feasible) in CPU
@@ -78,7 +82,7 @@ function timedSolve(problem: Problem, seed: number) {
     sampleMemory();
     if (Number.isNaN(firstFeasible) && p.unassigned === 0) firstFeasible = (clock() - started) / 1000;
   };
-  const solution = solveSync(problem, { timeLimitMs: seconds * 1000, seed, onProgress, clock, search });
+  const solution = solveSync(problem, { ...(iterations === undefined ? { timeLimitMs: seconds * 1000 } : { maxIterations: iterations }), seed, onProgress, clock, search });
   sampleMemory();
   return { solution, firstFeasible, took: (clock() - started) / 1000, memory: peakMemory };
 }

@@ -16,7 +16,8 @@ import type { SolutionState } from "./state";
  * least sum of penalty counters p[] (jobs that were hard to insert before
  * get high counters, so the search learns not to eject them), then perturb
  * the solution with random feasible moves. The tour is gone once the pool
- * is empty.
+ * is empty; `repair`, when given, then searches the plan's cost before the
+ * next tour is tried (solve.ts: at scale).
  */
 const K_MAX = 5;
 const PERTURB_MOVES = 100;
@@ -92,6 +93,7 @@ export function* minimiseRoutes(
   budget: Budget,
   until: number,
   onImproved: (s: SolutionState) => void,
+  repair: ((s: SolutionState) => Generator<void, SolutionState>) | null = null,
 ): Generator<void, SolutionState> {
   let state = start;
   if (state.unassigned.length > 0) return state;
@@ -181,6 +183,7 @@ export function* minimiseRoutes(
     }
     tried.clear();
     onImproved(state);
+    if (repair && active()) state = yield* repair(state);
   }
   return state;
 }

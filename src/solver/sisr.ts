@@ -47,7 +47,11 @@ export function* ruinAndRecreate(
     const temperature = annealing.initial * Math.pow(annealing.final / annealing.initial, progress);
     current.begin();
     const removed = ruin(current, rng);
-    recreate(current, removed, rng);
+    // A complete plan stays complete on the same fleet or loses whatever follows: a job that fits nowhere ends the candidate there.
+    if (!recreate(current, removed, rng, currentObj.unassigned === 0 ? currentObj.tours : Infinity)) {
+      current.rollback();
+      continue;
+    }
     const obj = current.objective();
     let accept: boolean;
     if (obj.unassigned !== currentObj.unassigned || obj.unassignedPriority !== currentObj.unassignedPriority || obj.tours !== currentObj.tours) {
@@ -129,8 +133,12 @@ export function ruin(state: SolutionState, rng: Random): number[] {
   return list;
 }
 
-/** Greedy insertion with blinks, in one of SISR's orders. */
-export function recreate(state: SolutionState, units: number[], rng: Random): void {
+/**
+ * Greedy insertion with blinks, in one of SISR's orders. With a finite
+ * `maxTours`, no new tour beyond that many, and it gives up (false) at the
+ * first unit that fits nowhere: the caller rejects such a candidate anyway.
+ */
+export function recreate(state: SolutionState, units: number[], rng: Random, maxTours = Infinity): boolean {
   const inst = state.inst;
   const order = units.slice();
   const r = rng.int(11);
@@ -148,7 +156,9 @@ export function recreate(state: SolutionState, units: number[], rng: Random): vo
   // Also retry jobs that were already unassigned before this ruin.
   for (const u of state.unassigned) if (!units.includes(u)) order.push(u);
   for (const u of order) {
-    const placement = state.bestPlacement(u, rng, BLINK_RATE, true);
+    const placement = state.bestPlacement(u, rng, BLINK_RATE, state.routes.length < maxTours);
     if (placement) state.apply(u, placement);
+    else if (maxTours !== Infinity) return false;
   }
+  return true;
 }

@@ -66,6 +66,9 @@ export class SolutionState {
   private journal: Map<Route, number[]> | null = null;
   private savedRoutes: Route[] = [];
   private savedUnassigned: number[] = [];
+  /** SISR's blinks (`blinks`): the rate of the current countdown, and positions left before the next blink. */
+  private blinkRate = -1;
+  private untilBlink = 0;
 
   constructor(
     readonly inst: Instance,
@@ -253,6 +256,21 @@ export class SolutionState {
     return best;
   }
 
+  /**
+   * Whether SISR skips the next candidate position: true for a share `rate`
+   * of positions, independently, drawn as geometric gaps between blinks
+   * (one random number per blink rather than per position scanned).
+   */
+  private blinks(rng: Random, rate: number): boolean {
+    if (rate !== this.blinkRate) {
+      this.blinkRate = rate;
+      this.untilBlink = blinkGap(rng, rate);
+    }
+    if (this.untilBlink-- > 0) return false;
+    this.untilBlink = blinkGap(rng, rate);
+    return true;
+  }
+
   /** The unit's cheapest placement in one tour (null: a new tour on `vehicle`) when cheaper than `best`. */
   private placementIn(route: Route | null, vehicle: VehicleModel, unit: number, rng: Random | null, blinkRate: number, best: Placement | null): Placement | null {
     const target = route ?? this.templates.get(vehicle.typeKey)!;
@@ -263,7 +281,7 @@ export class SolutionState {
       let position = -1;
       let cost = bound;
       for (let p = target.firstPosition(node), last = target.lastPosition(node); p <= last; p++) {
-        if (blinkRate > 0 && rng!.next() < blinkRate) continue;
+        if (blinkRate > 0 && this.blinks(rng!, blinkRate)) continue;
         const c = target.insertionCost(node, p, cost);
         if (c < cost) {
           cost = c;
@@ -289,6 +307,11 @@ export class SolutionState {
     const i = this.unassigned.indexOf(unit);
     if (i >= 0) this.unassigned.splice(i, 1);
   }
+}
+
+/** Positions scanned before the next blink: geometric with success probability `rate`. */
+function blinkGap(rng: Random, rate: number): number {
+  return rate >= 1 ? 0 : Math.floor(Math.log(1 - rng.next()) / Math.log(1 - rate));
 }
 
 /**
