@@ -16,8 +16,7 @@ import type { SolutionState } from "./state";
  * least sum of penalty counters p[] (jobs that were hard to insert before
  * get high counters, so the search learns not to eject them), then perturb
  * the solution with random feasible moves. The tour is gone once the pool
- * is empty; `repair`, when given, then searches the plan's cost before the
- * next tour is tried (solve.ts: at scale).
+ * is empty.
  */
 const K_MAX = 5;
 const PERTURB_MOVES = 100;
@@ -93,7 +92,6 @@ export function* minimiseRoutes(
   budget: Budget,
   until: number,
   onImproved: (s: SolutionState) => void,
-  repair: ((s: SolutionState) => Generator<void, SolutionState>) | null = null,
 ): Generator<void, SolutionState> {
   let state = start;
   if (state.unassigned.length > 0) return state;
@@ -183,7 +181,6 @@ export function* minimiseRoutes(
     }
     tried.clear();
     onImproved(state);
-    if (repair && active()) state = yield* repair(state);
   }
   return state;
 }

@@ -31,15 +31,6 @@ const ROUTE_MINIMISATION_SHARE = 0.5;
 const INITIAL_TEMPERATURE = 10;
 const FINAL_PHASE_TEMPERATURE = 3;
 const FINAL_TEMPERATURE = 0.01;
-/**
- * At scale, after every tour route minimisation removes, the cost search
- * repairs the plan for this share of the budget, at this temperature, before
- * the next tour: ejections and perturbations damage the plan at each fleet
- * level (gh1000 R2_10_1: 41.5k at 24 tours, 53-55k at 19), and the damage
- * of one level repaired is not carried into the next.
- */
-const REPAIR_SHARE = 0.02;
-const REPAIR_TEMPERATURE = 1;
 /** From this many jobs on, cost minimisation works on subproblems (see decomposition.ts). */
 const DECOMPOSE_FROM = 2 * SUBPROBLEM_JOBS;
 
@@ -124,13 +115,7 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     };
     const warmUp = best.routes.length - tourLowerBound(best) <= 1 ? LONG_WARM_UP_SHARE : WARM_UP_SHARE;
     best = yield* costSearch(0, warmUp, INITIAL_TEMPERATURE);
-    const repair = function* (s: SolutionState): Generator<void, SolutionState> {
-      ls.run(s, rng, { shouldStop });
-      best = s;
-      const at = budget.fraction();
-      return yield* costSearch(at, Math.min(1, at + REPAIR_SHARE), REPAIR_TEMPERATURE);
-    };
-    best = yield* minimiseRoutes(best, rng, budget, warmUp + ROUTE_MINIMISATION_SHARE, improved, large ? repair : null);
+    best = yield* minimiseRoutes(best, rng, budget, warmUp + ROUTE_MINIMISATION_SHARE, improved);
     // Ejections and perturbations leave detours behind.
     ls.run(best, rng, { shouldStop });
     if (!large && options.search === "hgs" && hgsApplies(best)) best = yield* hybridGeneticSearch(best, rng, budget, 1, improved);
