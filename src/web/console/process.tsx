@@ -27,6 +27,8 @@ export interface ProcessView {
   /** The tours the process made, once it finished; and those cancelled since. */
   routeIds?: number[];
   cancelled?: number[];
+  /** Routes cancelled while the process's tours were still being read: sorted out when they are known. */
+  cancelledBefore?: number[];
 }
 
 type ProcessEvent = Extract<LiveEvent, { type: "process" }>;
@@ -58,20 +60,25 @@ export function processUpdate(prev: ProcessView, e: ProcessEvent): ProcessView {
 
 /** A route was cancelled: when it was the last remaining tour of a finished process, the process shows cancelled. */
 export function routeCancelled(prev: ProcessView, routeId: number): ProcessView {
-  if (!prev.routeIds?.includes(routeId) || prev.cancelled?.includes(routeId)) return prev;
+  // Its tours not known yet: the event may concern one of them (withProcessRoutes decides).
+  if (!prev.routeIds) return { ...prev, cancelledBefore: [...(prev.cancelledBefore ?? []), routeId] };
+  if (!prev.routeIds.includes(routeId) || prev.cancelled?.includes(routeId)) return prev;
   const cancelled = [...(prev.cancelled ?? []), routeId];
   return { ...prev, cancelled, status: cancelled.length === prev.routeIds.length ? "cancelled" : prev.status };
 }
 
 /**
  * The tours a finished process made (`GET /process/status/<id>/final?response_data=base`), and those
- * already cancelled when they were read (a cancellation event may have come before this answer).
+ * cancelled: already when they were read, or by an event that came while they were being read (the
+ * answer may predate it).
  */
 export async function withProcessRoutes(api: Api, view: ProcessView): Promise<(current: ProcessView) => ProcessView> {
   const result = await api.get<{ objects?: { id: number; status: number }[] }>(`/process/status/${view.id}/final`, { response_data: "base" });
   const routes = result.objects ?? [];
-  return (current) =>
-    routes.filter((r) => r.status === RouteStatus.cancelled).reduce<ProcessView>((v, r) => routeCancelled(v, r.id), { ...current, routeIds: routes.map((r) => r.id) });
+  return ({ cancelledBefore = [], ...current }) =>
+    routes
+      .filter((r) => r.status === RouteStatus.cancelled || cancelledBefore.includes(r.id))
+      .reduce<ProcessView>((v, r) => routeCancelled(v, r.id), { ...current, routeIds: routes.map((r) => r.id) });
 }
 
 type ProcessState = Record<string, { status: string; meta: string; link: string }>;
