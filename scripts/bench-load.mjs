@@ -125,7 +125,8 @@ async function seed() {
 
 const { slug, companyId, token, driver, routeId, addressId } = await seed();
 const api = `/${slug}/api`;
-const auth = (t) => ({ authorization: `JWT ${t}`, ...(values.gzip ? { "accept-encoding": "gzip" } : {}) });
+const encoding = values.gzip ? { "accept-encoding": "gzip" } : {};
+const auth = (t) => ({ authorization: `JWT ${t}`, ...encoding });
 const json = { "content-type": "application/json" };
 const q = JSON.stringify({
   filters: [
@@ -142,7 +143,7 @@ const trackingBatch = JSON.stringify(
 const LOAD_CUSTOM_ID = "load";
 
 const allTargets = [
-  { label: "GET /health (baseline)", method: "GET", path: "/health", headers: values.gzip ? { "accept-encoding": "gzip" } : {} },
+  { label: "GET /health (baseline)", method: "GET", path: "/health", headers: encoding },
   { label: "GET /deliverystatus (auth chain only)", method: "GET", path: `${api}/deliverystatus`, headers: auth(token) },
   { label: "GET /delivery, page of 100, q filter", method: "GET", path: `${api}/delivery?results_per_page=100&q=${encodeURIComponent(q)}`, headers: auth(token) },
   { label: "GET /delivery, page of 100, default order", method: "GET", path: `${api}/delivery?results_per_page=100`, headers: auth(token) },

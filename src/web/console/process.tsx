@@ -60,8 +60,8 @@ export function processUpdate(prev: ProcessView, e: ProcessEvent): ProcessView {
 
 /** A route was cancelled: when it was the last remaining tour of a finished process, the process shows cancelled. */
 export function routeCancelled(prev: ProcessView, routeId: number): ProcessView {
-  // Its tours not known yet: the event may concern one of them (withProcessRoutes decides).
-  if (!prev.routeIds) return { ...prev, cancelledBefore: [...(prev.cancelledBefore ?? []), routeId] };
+  // Its tours not known yet (still running, or being read): the event may concern one of them (withProcessRoutes decides).
+  if (!prev.routeIds) return prev.status === "running" || prev.status === "finished" ? { ...prev, cancelledBefore: [...(prev.cancelledBefore ?? []), routeId] } : prev;
   if (!prev.routeIds.includes(routeId) || prev.cancelled?.includes(routeId)) return prev;
   const cancelled = [...(prev.cancelled ?? []), routeId];
   return { ...prev, cancelled, status: cancelled.length === prev.routeIds.length ? "cancelled" : prev.status };
