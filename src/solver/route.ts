@@ -129,7 +129,6 @@ export class Route {
     return this.nodes.length;
   }
 
-  /** Recomputes all summaries; O(length). */
   /**
    * Room for summaries of `positions` positions (typed arrays, grown by
    * doubling and never shrunk: a tour's length changes at every move, and
@@ -160,28 +159,74 @@ export class Route {
     this.bPeak = new Float64Array(cap * d);
   }
 
+  /** Recomputes all summaries; O(length). */
   update(): void {
+    this.summarise(0, 0, this.nodes.length);
+  }
+
+  /**
+   * Recomputes the summaries after a change that kept the first `kept`
+   * nodes and the last `keptTail` nodes of a tour of `oldLength` nodes:
+   * their prefixes are still right, and so are the tail's suffixes (moved
+   * to their new positions), so only the changed part is merged again.
+   * SISR inserts one job at a time and refreshed whole tours after each,
+   * 40 % of its CPU on 50-job tours (gh1000 R2).
+   */
+  updateBetween(kept: number, keptTail: number, oldLength: number): void {
+    const len = this.nodes.length;
+    if (this.fDur.length < len + 1) return this.update();
+    const shift = len - oldLength;
+    if (shift !== 0) {
+      const to = len - keptTail;
+      const from = oldLength - keptTail;
+      for (const a of [this.bDur, this.bWarp, this.bEarly, this.bLate, this.bDist, this.bTravel, this.bService]) a.copyWithin(to, from, oldLength + 1);
+      const d = this.dims;
+      for (const a of [this.bPlain, this.bSum, this.bPeak]) a.copyWithin(to * d, from * d, (oldLength + 1) * d);
+    }
+    this.summarise(kept, keptTail, len);
+  }
+
+  /** Replaces the sequence, merging again only what lies between the common start and end of the old and new sequences. */
+  setNodes(nodes: number[]): void {
+    const old = this.nodes;
+    const most = Math.min(old.length, nodes.length);
+    let kept = 0;
+    while (kept < most && old[kept] === nodes[kept]) kept++;
+    let keptTail = 0;
+    while (keptTail < most - kept && old[old.length - 1 - keptTail] === nodes[nodes.length - 1 - keptTail]) keptTail++;
+    this.nodes = nodes;
+    this.updateBetween(kept, keptTail, old.length);
+  }
+
+  /** Prefixes after position `kept` and suffixes before the last `keptTail` nodes, then the tour's totals. */
+  private summarise(kept: number, keptTail: number, len: number): void {
     const { inst, vehicle: v, dims, nodes } = this;
-    const len = nodes.length;
     const ready = inst.ready;
     const due = inst.due;
     const service = inst.service;
     if (this.fDur.length < len + 1) this.reserve(len + 1);
-    this.fDur[0] = 0;
-    this.fWarp[0] = 0;
-    this.fEarly[0] = v.earliestStart;
-    this.fLate[0] = v.latestStart;
-    this.fDist[0] = 0;
-    this.fTravel[0] = 0;
-    this.fService[0] = 0;
-    for (let d = 0; d < dims; d++) this.fPlain[d] = this.fSum[d] = this.fPeak[d] = 0;
-    let prev = 0;
-    this.hasPairs = false;
-    this.hasUnits = false;
-    for (let p = 1; p <= len; p++) {
+    if (kept === 0) {
+      this.fDur[0] = 0;
+      this.fWarp[0] = 0;
+      this.fEarly[0] = v.earliestStart;
+      this.fLate[0] = v.latestStart;
+      this.fDist[0] = 0;
+      this.fTravel[0] = 0;
+      this.fService[0] = 0;
+      for (let d = 0; d < dims; d++) this.fPlain[d] = this.fSum[d] = this.fPeak[d] = 0;
+    }
+    let hasPairs = false;
+    let hasUnits = false;
+    for (let p = 0; p < len; p++) {
+      const node = nodes[p];
+      if (inst.pairRole[node] !== 0) hasPairs = true;
+      if (inst.units[inst.unitOf[node]].length > 1) hasUnits = true;
+    }
+    this.hasPairs = hasPairs;
+    this.hasUnits = hasUnits;
+    let prev = kept > 0 ? nodes[kept - 1] : 0;
+    for (let p = kept + 1; p <= len; p++) {
       const node = nodes[p - 1];
-      if (inst.pairRole[node] !== 0) this.hasPairs = true;
-      if (inst.units[inst.unitOf[node]].length > 1) this.hasUnits = true;
       const t = this.time(prev, node);
       merge(this.fDur[p - 1], this.fWarp[p - 1], this.fEarly[p - 1], this.fLate[p - 1], t, service[node], 0, ready[node], due[node]);
       this.fDur[p] = seg.duration;
@@ -201,16 +246,18 @@ export class Route {
       }
       prev = node;
     }
-    this.bDur[len] = 0;
-    this.bWarp[len] = 0;
-    this.bEarly[len] = -UNBOUNDED;
-    this.bLate[len] = v.latestEnd;
-    this.bDist[len] = 0;
-    this.bTravel[len] = 0;
-    this.bService[len] = 0;
-    for (let d = 0; d < dims; d++) this.bPlain[len * dims + d] = this.bSum[len * dims + d] = this.bPeak[len * dims + d] = 0;
-    let next = -1;
-    for (let p = len - 1; p >= 0; p--) {
+    if (keptTail === 0) {
+      this.bDur[len] = 0;
+      this.bWarp[len] = 0;
+      this.bEarly[len] = -UNBOUNDED;
+      this.bLate[len] = v.latestEnd;
+      this.bDist[len] = 0;
+      this.bTravel[len] = 0;
+      this.bService[len] = 0;
+      for (let d = 0; d < dims; d++) this.bPlain[len * dims + d] = this.bSum[len * dims + d] = this.bPeak[len * dims + d] = 0;
+    }
+    let next = keptTail > 0 ? nodes[len - keptTail] : -1;
+    for (let p = len - keptTail - 1; p >= 0; p--) {
       const node = nodes[p];
       const t = this.time(node, next);
       merge(service[node], 0, ready[node], due[node], t, this.bDur[p + 1], this.bWarp[p + 1], this.bEarly[p + 1], this.bLate[p + 1]);
@@ -399,8 +446,9 @@ export class Route {
   }
 
   insert(node: number, p: number): void {
+    const length = this.nodes.length;
     this.nodes.splice(p, 0, node);
-    this.update();
+    this.updateBetween(p, length - p, length);
   }
 }
 

@@ -129,10 +129,7 @@ export class SolutionState {
     for (const u of this.savedUnassigned) for (const n of this.inst.units[u]) this.routeOf[n] = null;
     this.routes = this.savedRoutes;
     this.unassigned = this.savedUnassigned;
-    for (const [route, nodes] of journal) {
-      route.nodes = nodes;
-      route.update();
-    }
+    for (const [route, nodes] of journal) route.setNodes(nodes);
     for (const route of this.routes) if (journal.has(route)) this.index(route);
     this.used.fill(0);
     for (const r of this.routes) this.used[r.vehicle.index] = 1;
@@ -200,8 +197,14 @@ export class SolutionState {
       this.position[n] = -1;
     }
     for (const r of touched) {
-      r.nodes = r.nodes.filter((n) => this.routeOf[n] === r);
-      this.afterChange(r);
+      const rest = r.nodes.filter((n) => this.routeOf[n] === r);
+      if (rest.length === 0) {
+        r.nodes = rest;
+        this.afterChange(r);
+      } else {
+        r.setNodes(rest);
+        this.index(r);
+      }
     }
   }
 
@@ -300,9 +303,10 @@ export class SolutionState {
   apply(unit: number, placement: Placement): void {
     const route = placement.route ?? this.openTour(placement.vehicle);
     this.touch(route);
-    if (placement.sequence) route.nodes = placement.sequence.slice();
-    else route.nodes.splice(placement.position, 0, this.inst.units[unit][0]);
-    route.update();
+    if (placement.sequence) {
+      route.nodes = placement.sequence.slice();
+      route.update();
+    } else route.insert(this.inst.units[unit][0], placement.position);
     this.index(route);
     const i = this.unassigned.indexOf(unit);
     if (i >= 0) this.unassigned.splice(i, 1);
