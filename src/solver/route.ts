@@ -179,9 +179,18 @@ export class Route {
     if (shift !== 0) {
       const to = len - keptTail;
       const from = oldLength - keptTail;
-      for (const a of [this.bDur, this.bWarp, this.bEarly, this.bLate, this.bDist, this.bTravel, this.bService]) a.copyWithin(to, from, oldLength + 1);
+      const end = oldLength + 1;
+      this.bDur.copyWithin(to, from, end);
+      this.bWarp.copyWithin(to, from, end);
+      this.bEarly.copyWithin(to, from, end);
+      this.bLate.copyWithin(to, from, end);
+      this.bDist.copyWithin(to, from, end);
+      this.bTravel.copyWithin(to, from, end);
+      this.bService.copyWithin(to, from, end);
       const d = this.dims;
-      for (const a of [this.bPlain, this.bSum, this.bPeak]) a.copyWithin(to * d, from * d, (oldLength + 1) * d);
+      this.bPlain.copyWithin(to * d, from * d, end * d);
+      this.bSum.copyWithin(to * d, from * d, end * d);
+      this.bPeak.copyWithin(to * d, from * d, end * d);
     }
     this.summarise(kept, keptTail, len);
   }
@@ -215,9 +224,11 @@ export class Route {
       this.fService[0] = 0;
       for (let d = 0; d < dims; d++) this.fPlain[d] = this.fSum[d] = this.fPeak[d] = 0;
     }
+    // Without pairs or groups before the change, only the changed nodes can bring some.
+    const unchanged = (kept > 0 || keptTail > 0) && !this.hasPairs && !this.hasUnits;
     let hasPairs = false;
     let hasUnits = false;
-    for (let p = 0; p < len; p++) {
+    for (let p = unchanged ? kept : 0, end = unchanged ? len - keptTail : len; p < end; p++) {
       const node = nodes[p];
       if (inst.pairRole[node] !== 0) hasPairs = true;
       if (inst.units[inst.unitOf[node]].length > 1) hasUnits = true;
