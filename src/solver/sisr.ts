@@ -155,10 +155,15 @@ export function recreate(state: SolutionState, units: number[], rng: Random, max
   else order.sort((a, b) => inst.distances.at(0, key(a)) - inst.distances.at(0, key(b)));
   // Also retry jobs that were already unassigned before this ruin.
   for (const u of state.unassigned) if (!units.includes(u)) order.push(u);
+  // The subproblem's tours, listed once rather than filtered out of the whole plan for every job (in the same order).
+  const scope = state.scope;
+  const tours = scope ? state.routes.filter((r) => scope.mask[r.nodes[0]]) : state.routes;
   for (const u of order) {
-    const placement = state.bestPlacement(u, rng, BLINK_RATE, state.routes.length < maxTours);
-    if (placement) state.apply(u, placement);
-    else if (maxTours !== Infinity) return false;
+    const placement = state.bestPlacement(u, rng, BLINK_RATE, state.routes.length < maxTours, tours);
+    if (placement) {
+      state.apply(u, placement);
+      if (!placement.route && scope) tours.push(state.routes[state.routes.length - 1]);
+    } else if (maxTours !== Infinity) return false;
   }
   return true;
 }
