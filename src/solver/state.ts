@@ -197,14 +197,9 @@ export class SolutionState {
       this.position[n] = -1;
     }
     for (const r of touched) {
-      const rest = r.nodes.filter((n) => this.routeOf[n] === r);
-      if (rest.length === 0) {
-        r.nodes = rest;
-        this.afterChange(r);
-      } else {
-        r.setNodes(rest);
-        this.index(r);
-      }
+      r.setNodes(r.nodes.filter((n) => this.routeOf[n] === r));
+      if (r.nodes.length === 0) this.closeTour(r);
+      else this.index(r);
     }
   }
 
@@ -225,16 +220,18 @@ export class SolutionState {
   }
 
   afterChange(route: Route): void {
-    if (route.nodes.length === 0) {
-      const i = this.routes.indexOf(route);
-      if (i >= 0) {
-        this.routes.splice(i, 1);
-        this.used[route.vehicle.index] = 0;
-      }
-      return;
-    }
+    if (route.nodes.length === 0) return this.closeTour(route);
     route.update();
     this.index(route);
+  }
+
+  /** Takes an emptied tour out of the plan and frees its vehicle. */
+  private closeTour(route: Route): void {
+    const i = this.routes.indexOf(route);
+    if (i >= 0) {
+      this.routes.splice(i, 1);
+      this.used[route.vehicle.index] = 0;
+    }
   }
 
   /**
