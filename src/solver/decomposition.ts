@@ -23,6 +23,22 @@ const SUBPROBLEM_TOURS = 6;
 /** Rounds over all subproblems within the budget given (borders shift between rounds). */
 const ROUNDS = 4;
 
+function assignedJobs(state: SolutionState): number {
+  let jobs = 0;
+  for (const r of state.routes) jobs += r.nodes.length;
+  return jobs;
+}
+
+/** Jobs per subproblem: SUBPROBLEM_JOBS, or more where SUBPROBLEM_TOURS long tours hold more. */
+function subproblemJobs(state: SolutionState): number {
+  return Math.max(SUBPROBLEM_JOBS, (SUBPROBLEM_TOURS * assignedJobs(state)) / Math.max(1, state.routes.length));
+}
+
+/** About how many subproblems the plan's tours make. */
+export function subproblemCount(state: SolutionState): number {
+  return assignedJobs(state) / subproblemJobs(state);
+}
+
 /** Barycentre of a tour's jobs relative to the depot, in the problem's coordinates. */
 function barycentre(state: SolutionState, route: Route): { x: number; y: number } {
   const problem = state.inst.problem;
@@ -80,10 +96,8 @@ export function* decomposedSearch(
   const size = state.inst.size;
   const span = (until - from) / ROUNDS;
   while (!budget.exhausted() && budget.fraction() < until) {
-    let jobs = 0;
-    for (const r of state.routes) jobs += r.nodes.length;
-    const target = Math.max(SUBPROBLEM_JOBS, (SUBPROBLEM_TOURS * jobs) / Math.max(1, state.routes.length));
-    const groups = polarGroups(state, rng, target);
+    const jobs = assignedJobs(state);
+    const groups = polarGroups(state, rng, subproblemJobs(state));
     // No tours (nothing fits any vehicle): nothing to decompose; the plain search may still open one.
     if (groups.length === 0) return yield* ruinAndRecreate(state, rng, budget, budget.fraction(), until, annealing(0), onImproved, polish);
     for (const nodes of groups) {
