@@ -23,6 +23,7 @@ const SUBPROBLEM_TOURS = 6;
 /** Rounds over all subproblems within the budget given (borders shift between rounds). */
 const ROUNDS = 4;
 
+/** Jobs on the plan's tours. */
 function assignedJobs(state: SolutionState): number {
   let jobs = 0;
   for (const r of state.routes) jobs += r.nodes.length;
@@ -30,13 +31,14 @@ function assignedJobs(state: SolutionState): number {
 }
 
 /** Jobs per subproblem: SUBPROBLEM_JOBS, or more where SUBPROBLEM_TOURS long tours hold more. */
-function subproblemJobs(state: SolutionState): number {
-  return Math.max(SUBPROBLEM_JOBS, (SUBPROBLEM_TOURS * assignedJobs(state)) / Math.max(1, state.routes.length));
+function subproblemJobs(jobs: number, tours: number): number {
+  return Math.max(SUBPROBLEM_JOBS, (SUBPROBLEM_TOURS * jobs) / Math.max(1, tours));
 }
 
 /** About how many subproblems the plan's tours make. */
 export function subproblemCount(state: SolutionState): number {
-  return assignedJobs(state) / subproblemJobs(state);
+  const jobs = assignedJobs(state);
+  return jobs / subproblemJobs(jobs, state.routes.length);
 }
 
 /** Barycentre of a tour's jobs relative to the depot, in the problem's coordinates. */
@@ -97,7 +99,7 @@ export function* decomposedSearch(
   const span = (until - from) / ROUNDS;
   while (!budget.exhausted() && budget.fraction() < until) {
     const jobs = assignedJobs(state);
-    const groups = polarGroups(state, rng, subproblemJobs(state));
+    const groups = polarGroups(state, rng, subproblemJobs(jobs, state.routes.length));
     // No tours (nothing fits any vehicle): nothing to decompose; the plain search may still open one.
     if (groups.length === 0) return yield* ruinAndRecreate(state, rng, budget, budget.fraction(), until, annealing(0), onImproved, polish);
     for (const nodes of groups) {
