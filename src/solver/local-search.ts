@@ -352,7 +352,8 @@ export class LocalSearch {
     let pops = 0;
     for (;;) {
       while (queue.length > 0) {
-        if ((++pops & 15) === 0 && shouldStop?.()) break;
+        // Checked before the first move too: a search stopped before it starts changes nothing.
+        if ((pops++ & 15) === 0 && shouldStop?.()) break;
         const u = queue.pop()!;
         this.queued[u] = 0;
         const changed = this.improve(state, u, mask);
