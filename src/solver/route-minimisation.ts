@@ -57,6 +57,17 @@ const STALL_MIN = 1_000;
  */
 export const RETRY_SHARE = 0.2;
 /**
+ * ... or this share once an attempt has placed all but CLOSE_POOL of its
+ * tour's jobs: such attempts are near a smaller fleet, the first objective
+ * (gh1000 C1_10_8: pools of 0-5 of 8-9 jobs at 94-95 tours, C2_10_9: 5 of
+ * 30 at 29), where attempts that never get close (RC2_10_1 at 19 tours:
+ * 23 of 42 left) keep the cost search's time. With 0.3 instead of 0.2 on
+ * both seeds C1_10_8 ended at 94 instead of 95 tours and C2_10_9 at 29
+ * instead of 29 / 30 (solver README, "More time for attempts near a smaller fleet").
+ */
+export const CLOSE_RETRY_SHARE = 0.3;
+const CLOSE_POOL = 1 / 3;
+/**
  * ... unless the failed attempt hardly placed a job of its tour: a pool that
  * never got below this share of the tour's jobs means every tour is packed
  * (gh1000 C2 at the best-known fleet: 29 of 30, 30 of 31 and 31 of 32 jobs
@@ -105,6 +116,7 @@ export function* minimiseRoutes(
   /** Tours (by their first job) whose dissolution failed since the plan last lost a tour. */
   const tried = new Set<number>();
   let failedShare = 0;
+  let retryShare = RETRY_SHARE;
   while (state.routes.length > bound && active()) {
     const backup = state.clone();
     // Shorter tours are easier to dissolve; pick one of the two shortest not yet tried at random.
@@ -122,14 +134,15 @@ export function* minimiseRoutes(
     let fewestAt = 0;
     const stall = near ? Math.max(STALL_MIN, STALL_PER_JOB * (inst.size - 1)) : Infinity;
     // An attempt never outlasts the retry share left: were it to fail, it would count against it.
-    const attemptUntil = near ? startedAt + Math.max(0, RETRY_SHARE - failedShare) : Infinity;
-    while (pool.length > 0 && active() && steps - fewestAt < stall && budget.fraction() < attemptUntil) {
+    const attemptUntil = () => (near ? startedAt + Math.max(0, retryShare - failedShare) : Infinity);
+    while (pool.length > 0 && active() && steps - fewestAt < stall && budget.fraction() < attemptUntil()) {
       budget.tick();
       if ((budget.iterations & 15) === 0) yield;
       const unit = pool.pop()!;
       if (pool.length < fewest) {
         fewest = pool.length;
         fewestAt = steps;
+        if (fewest <= CLOSE_POOL * jobs) retryShare = CLOSE_RETRY_SHARE;
       }
       steps++;
       const placement = state.bestPlacement(unit, rng, 0.1, false);
@@ -176,7 +189,7 @@ export function* minimiseRoutes(
       state = backup;
       tried.add(key);
       failedShare += budget.fraction() - startedAt;
-      if (!near || failedShare >= RETRY_SHARE || fewest > HOPELESS_POOL * jobs) break;
+      if (!near || failedShare >= retryShare || fewest > HOPELESS_POOL * jobs) break;
       continue;
     }
     tried.clear();
