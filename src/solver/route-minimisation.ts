@@ -57,7 +57,7 @@ const STALL_MIN = 1_000;
  */
 export const RETRY_SHARE = 0.2;
 /**
- * ... or this share once an attempt has placed all but CLOSE_POOL of its
+ * ... or this share once an attempt's pool got down to CLOSE_POOL of its
  * tour's jobs: such attempts are near a smaller fleet, the first objective
  * (gh1000 C1_10_8: pools of 0-5 of 8-9 jobs at 94-95 tours, C2_10_9: 5 of
  * 30 at 29), where attempts that never get close (RC2_10_1 at 19 tours:
@@ -134,8 +134,8 @@ export function* minimiseRoutes(
     let fewestAt = 0;
     const stall = near ? Math.max(STALL_MIN, STALL_PER_JOB * (inst.size - 1)) : Infinity;
     // An attempt never outlasts the retry share left: were it to fail, it would count against it.
-    const attemptUntil = () => (near ? startedAt + Math.max(0, retryShare - failedShare) : Infinity);
-    while (pool.length > 0 && active() && steps - fewestAt < stall && budget.fraction() < attemptUntil()) {
+    const outlasts = () => near !== null && budget.fraction() >= startedAt + retryShare - failedShare;
+    while (pool.length > 0 && active() && steps - fewestAt < stall && !outlasts()) {
       budget.tick();
       if ((budget.iterations & 15) === 0) yield;
       const unit = pool.pop()!;
