@@ -122,7 +122,7 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     const warmUp = best.routes.length - tourLowerBound(best) <= 1 ? LONG_WARM_UP_SHARE : WARM_UP_SHARE;
     const large = inst.size - 1 >= DECOMPOSE_FROM;
     best = yield* costSearch(0, warmUp, INITIAL_TEMPERATURE, large);
-    best = yield* minimiseRoutes(best, rng, budget, warmUp + ROUTE_MINIMISATION_SHARE, improved);
+    best = yield* minimiseRoutes(best, rng, budget, warmUp + ROUTE_MINIMISATION_SHARE, improved, polish);
     // Ejections and perturbations leave detours behind.
     ls.run(best, rng, { shouldStop });
     if (!large && options.search === "hgs" && hgsApplies(best)) best = yield* hybridGeneticSearch(best, rng, budget, 1, improved);
