@@ -21,7 +21,7 @@ import type { SolutionState } from "./state";
  *
  * Both repairs cost distance that the cost search later has to win back
  * (gh400 C1_4_2: 40 tours at 7,128 became 36 at 12,789, 66 % above the
- * best-known plan, and the final phase ended 10-17 % above it). So among
+ * best-known plan, and the final phase ended 10-18 % above it). So among
  * ejections of equal penalty the one that lengthens the tour least wins,
  * and the local search (`polish`) tidies the tours after every ejection and
  * successful squeeze.
