@@ -297,19 +297,18 @@ function ejectionStep(s: EjectionSearch, j: number, dur: number, warp: number, e
     const first = o < len ? nodes[o] : -1;
     merge(dur, warp, early, late, route.time(last, first), route.bDur[o], route.bWarp[o], route.bEarly[o], route.bLate[o]);
     if (seg.timeWarp <= EPS && seg.duration <= v.maxDuration + EPS && ejectedLoadFits(s) && (!route.hasPairs || pairLoadFits(route, nodes, p, node, s.ejected))) {
+      if (pen > best.penalty) return;
       const distance = dist + route.dist(last, first) + route.bDist[o] - route.distance;
-      if (pen < best.penalty || (pen === best.penalty && distance <= best.distance + EPS)) {
-        if (pen < best.penalty || distance < best.distance - EPS) {
-          best.penalty = pen;
-          best.distance = distance;
-          best.ties = 0;
-        }
-        // Reservoir sampling among equally penalised ejections.
-        if (s.rng.int(++best.ties) === 0) {
-          best.route = route;
-          best.position = p;
-          best.ejected = s.ejected.slice();
-        }
+      if (pen < best.penalty || distance < best.distance - EPS) {
+        best.penalty = pen;
+        best.distance = distance;
+        best.ties = 0;
+      } else if (distance > best.distance + EPS) return;
+      // Reservoir sampling among ejections of equal penalty and distance.
+      if (s.rng.int(++best.ties) === 0) {
+        best.route = route;
+        best.position = p;
+        best.ejected = s.ejected.slice();
       }
       return;
     }

@@ -23,7 +23,7 @@ export interface Annealing {
   final: number;
 }
 
-/** Improves a new best solution in place, starting from the given jobs (local-search.ts). */
+/** Improves a solution in place, starting from the given jobs (local-search.ts): SISR's new bests, route minimisation's repairs. */
 export type Polish = (s: SolutionState, start: number[]) => void;
 
 export function* ruinAndRecreate(
