@@ -6,12 +6,14 @@ import { planar, vehicles } from "./helpers";
  * A planted plan: `tours` tours of `perTour` jobs (load 1, capacity
  * `perTour`), each a walk out of the depot through its own sector with
  * windows of +-`slack` around the planted arrival. The fleet of the plan is
- * the capacity bound, so it is the optimum.
+ * the capacity bound, so it is the optimum; its distance (`planted`) is not
+ * (the walks zigzag).
  */
-function planted(tours: number, perTour: number, slack: number): Problem {
+function planted(tours: number, perTour: number, slack: number): { problem: Problem; planted: number } {
   let s = 7;
   const rand = () => ((s = (s * 16807) % 2147483647) / 2147483647);
   const jobs: Parameters<typeof planar>[1] = [];
+  let distance = 0;
   for (let t = 0; t < tours; t++) {
     let x = 0;
     let y = 0;
@@ -22,11 +24,13 @@ function planted(tours: number, perTour: number, slack: number): Problem {
       const nx = radius * Math.cos(angle);
       const ny = radius * Math.sin(angle);
       time += Math.hypot(nx - x, ny - y);
+      distance += Math.hypot(nx - x, ny - y);
       jobs.push({ id: `t${t}-${k}`, x: nx, y: ny, service: 5, load: [1], timeWindow: { start: time - slack, end: time + slack } });
       time += 5;
       x = nx;
       y = ny;
     }
+    distance += Math.hypot(x, y);
   }
   // Job order must not give the plan away.
   for (let i = jobs.length - 1; i > 0; i--) {
@@ -34,12 +38,13 @@ function planted(tours: number, perTour: number, slack: number): Problem {
     [jobs[i], jobs[j]] = [jobs[j], jobs[i]];
   }
   const end = Math.max(...jobs.map((j) => j.timeWindow!.end)) + 200;
-  return planar({ x: 0, y: 0 }, jobs, { vehicles: vehicles(2 * tours, { capacity: [perTour], shift: { earliestStart: -slack, latestEnd: end } }) });
+  const problem = planar({ x: 0, y: 0 }, jobs, { vehicles: vehicles(2 * tours, { capacity: [perTour], shift: { earliestStart: -slack, latestEnd: end } }) });
+  return { problem, planted: distance };
 }
 
 describe("route minimisation", () => {
   it("brings a 320-job plan down to its planted fleet, the capacity bound", () => {
-    const p = planted(10, 32, 60);
+    const { problem: p } = planted(10, 32, 60);
     const first = solveSync(p, { maxIterations: 1, seed: 1 });
     const s = solveSync(p, { maxIterations: 1_000, seed: 1 });
     expect(first.tours.length).toBeGreaterThan(10);
@@ -48,9 +53,9 @@ describe("route minimisation", () => {
     expect(s.tours.length).toBe(10);
   });
 
-  it("from 300 jobs empties the tours construction leaves with tight windows, the same plan for a seed", () => {
+  it("from 300 jobs empties the tours construction leaves with tight windows, short, the same plan for a seed", () => {
     // Windows of +-25 around the planted arrival: construction opens several tours more than the 12 planted.
-    const p = planted(12, 26, 25);
+    const { problem: p, planted: distance } = planted(12, 26, 25);
     const first = solveSync(p, { maxIterations: 1, seed: 3 });
     const s = solveSync(p, { maxIterations: 3_000, seed: 3 });
     const again = solveSync(p, { maxIterations: 3_000, seed: 3 });
@@ -58,6 +63,10 @@ describe("route minimisation", () => {
     expect(check(p, s)).toEqual([]);
     expect(s.unassigned).toEqual([]);
     expect(s.tours.length).toBe(12);
+    // Emptying tours must not leave detours behind: with ejections chosen by
+    // penalty alone and no local search after them, this plan was 0.748 of
+    // the planted distance; now 0.705.
+    expect(s.summary.distance).toBeLessThan(0.73 * distance);
     expect(again.tours.map((t) => t.stops.map((x) => x.jobId))).toEqual(s.tours.map((t) => t.stops.map((x) => x.jobId)));
   });
 });
