@@ -53,6 +53,18 @@ describe("route minimisation", () => {
     expect(s.tours.length).toBe(10);
   });
 
+  it("empties a tour when the tours are long (four of 50 jobs)", () => {
+    // The ejection search, searched from the tour's start, spent its node cap
+    // on ejections far before the insertion and kept five tours.
+    const { problem: p } = planted(4, 50, 60);
+    const first = solveSync(p, { maxIterations: 1, seed: 1 });
+    const s = solveSync(p, { maxIterations: 300, seed: 1 });
+    expect(first.tours.length).toBeGreaterThan(4);
+    expect(check(p, s)).toEqual([]);
+    expect(s.unassigned).toEqual([]);
+    expect(s.tours.length).toBe(4);
+  });
+
   it("from 300 jobs empties the tours construction leaves with tight windows, short, the same plan for a seed", () => {
     // Windows of +-25 around the planted arrival: construction opens several tours more than the 12 planted.
     const { problem: p, planted: distance } = planted(12, 26, 25);
