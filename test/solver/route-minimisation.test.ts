@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { check, type Problem, solveSync } from "../../src/solver";
+import { check, type Problem, type Solution, solveSync } from "../../src/solver";
 import { planar, vehicles } from "./helpers";
 
 /**
@@ -42,43 +42,41 @@ function planted(tours: number, perTour: number, slack: number): { problem: Prob
   return { problem, planted: distance };
 }
 
+/**
+ * Solves the planted problem and checks that construction opened more than
+ * `openedMoreThan` tours and the search came down to the planted fleet with
+ * a valid plan; returns the plan.
+ */
+function reachesPlantedFleet(p: Problem, tours: number, openedMoreThan: number, iterations: number, seed: number): Solution {
+  const first = solveSync(p, { maxIterations: 1, seed });
+  const s = solveSync(p, { maxIterations: iterations, seed });
+  expect(first.tours.length).toBeGreaterThan(openedMoreThan);
+  expect(check(p, s)).toEqual([]);
+  expect(s.unassigned).toEqual([]);
+  expect(s.tours.length).toBe(tours);
+  return s;
+}
+
 describe("route minimisation", () => {
   it("brings a 320-job plan down to its planted fleet, the capacity bound", () => {
-    const { problem: p } = planted(10, 32, 60);
-    const first = solveSync(p, { maxIterations: 1, seed: 1 });
-    const s = solveSync(p, { maxIterations: 1_000, seed: 1 });
-    expect(first.tours.length).toBeGreaterThan(10);
-    expect(check(p, s)).toEqual([]);
-    expect(s.unassigned).toEqual([]);
-    expect(s.tours.length).toBe(10);
+    reachesPlantedFleet(planted(10, 32, 60).problem, 10, 10, 1_000, 1);
   });
 
   it("empties a tour when the tours are long (four of 50 jobs)", () => {
     // The ejection search, searched from the tour's start, spent its node cap
     // on ejections far before the insertion and kept five tours.
-    const { problem: p } = planted(4, 50, 60);
-    const first = solveSync(p, { maxIterations: 1, seed: 1 });
-    const s = solveSync(p, { maxIterations: 300, seed: 1 });
-    expect(first.tours.length).toBeGreaterThan(4);
-    expect(check(p, s)).toEqual([]);
-    expect(s.unassigned).toEqual([]);
-    expect(s.tours.length).toBe(4);
+    reachesPlantedFleet(planted(4, 50, 60).problem, 4, 4, 300, 1);
   });
 
   it("from 300 jobs empties the tours construction leaves with tight windows, short, the same plan for a seed", () => {
     // Windows of +-25 around the planted arrival: construction opens several tours more than the 12 planted.
     const { problem: p, planted: distance } = planted(12, 26, 25);
-    const first = solveSync(p, { maxIterations: 1, seed: 3 });
-    const s = solveSync(p, { maxIterations: 3_000, seed: 3 });
-    const again = solveSync(p, { maxIterations: 3_000, seed: 3 });
-    expect(first.tours.length).toBeGreaterThan(13);
-    expect(check(p, s)).toEqual([]);
-    expect(s.unassigned).toEqual([]);
-    expect(s.tours.length).toBe(12);
+    const s = reachesPlantedFleet(p, 12, 13, 3_000, 3);
     // Emptying tours must not leave detours behind: with ejections chosen by
     // penalty alone and no local search after them, this plan was 0.748 of
     // the planted distance; now 0.705.
     expect(s.summary.distance).toBeLessThan(0.73 * distance);
+    const again = solveSync(p, { maxIterations: 3_000, seed: 3 });
     expect(again.tours.map((t) => t.stops.map((x) => x.jobId))).toEqual(s.tours.map((t) => t.stops.map((x) => x.jobId)));
   });
 });
