@@ -248,7 +248,6 @@ function findEjection(state: SolutionState, node: number, penalty: Int32Array, r
     route: state.routes[0],
     node,
     position: 0,
-    ejectUntil: Infinity,
     penalty,
     rng,
     best,
@@ -263,7 +262,6 @@ function findEjection(state: SolutionState, node: number, penalty: Int32Array, r
     for (let d = 0; d < inst.dims; d++) search.load[d] = route.fPlain[len * inst.dims + d] + inst.plain[node * inst.dims + d];
     for (let p = 0; p <= len && search.nodesLeft > 0; p++) {
       search.position = p;
-      search.ejectUntil = p + EJECTION_WINDOW;
       // The kept prefix before the window is the tour's own (feasible) prefix.
       const from = Math.max(0, p - EJECTION_WINDOW);
       const last = from > 0 ? route.nodes[from - 1] : 0;
@@ -281,8 +279,6 @@ interface EjectionSearch {
   node: number;
   /** `node` is inserted before this position of the route. */
   position: number;
-  /** No ejections after this element. */
-  ejectUntil: number;
   penalty: Int32Array;
   rng: Random;
   best: Ejection;
@@ -327,7 +323,7 @@ function ejectionStep(s: EjectionSearch, j: number, dur: number, warp: number, e
   if (seg.timeWarp <= EPS) ejectionStep(s, j + 1, seg.duration, seg.timeWarp, seg.earliest, seg.latest, n, pen, dist + route.dist(last, n));
   if (
     n !== node &&
-    j <= s.ejectUntil &&
+    j <= p + EJECTION_WINDOW &&
     s.ejected.length < K_MAX &&
     // Equal penalties too: one of them may lengthen the tour less.
     pen + s.penalty[n] <= best.penalty &&
