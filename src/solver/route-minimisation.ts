@@ -74,8 +74,11 @@ const STALL_MIN = 1_000;
  */
 export const RETRY_SHARE = 0.2;
 /**
- * ... or this share once an attempt's pool got down to CLOSE_POOL of its
- * tour's jobs: such attempts are near a smaller fleet, the first objective
+ * ... or this share once any attempt's pool got down to CLOSE_POOL of its
+ * tour's jobs, for the rest of route minimisation (a successful attempt gets
+ * there too; resetting it per attempt measured within the C2 scatter, see the
+ * solver README's "Ejections near the insertion at every size"): such plans
+ * are near a smaller fleet, the first objective
  * (gh1000 C1_10_8: pools of 0-5 of 8-9 jobs at 94-95 tours, C2_10_9: 5 of
  * 30 at 29), where attempts that never get close (RC2_10_1 at 19 tours:
  * 23 of 42 left) keep the cost search's time. With 0.3 instead of 0.2 on
