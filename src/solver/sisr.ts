@@ -45,10 +45,15 @@ export function* ruinAndRecreate(
     if ((budget.iterations & 31) === 0) yield;
     const progress = Math.min(1, Math.max(0, (budget.fraction() - from) / Math.max(1e-9, until - from)));
     const temperature = annealing.initial * Math.pow(annealing.final / annealing.initial, progress);
+    // The acceptance threshold, drawn before the candidate is built so that the recreate can stop once it is out of reach.
+    const threshold = currentObj.cost - temperature * Math.log(rng.next());
     current.begin();
     const removed = ruin(current, rng);
     // A complete plan stays complete on the same fleet or loses whatever follows: a job that fits nowhere ends the candidate there.
-    if (!recreate(current, removed, rng, currentObj.unassigned === 0 ? currentObj.tours : Infinity)) {
+    const complete = currentObj.unassigned === 0;
+    // On the same fleet only the cost decides, so a candidate already above the threshold is stopped too (a ruin that emptied a tour is always accepted).
+    const limit = complete && current.routes.length === currentObj.tours ? threshold : Infinity;
+    if (!recreate(current, removed, rng, complete ? currentObj.tours : Infinity, limit)) {
       current.rollback();
       continue;
     }
@@ -57,7 +62,7 @@ export function* ruinAndRecreate(
     if (obj.unassigned !== currentObj.unassigned || obj.unassignedPriority !== currentObj.unassignedPriority || obj.tours !== currentObj.tours) {
       accept = better(obj, currentObj);
     } else {
-      accept = obj.cost < currentObj.cost - temperature * Math.log(rng.next());
+      accept = obj.cost < threshold;
     }
     if (accept) {
       const newBest = better(obj, bestObj);
@@ -137,8 +142,13 @@ export function ruin(state: SolutionState, rng: Random): number[] {
  * Greedy insertion with blinks, in one of SISR's orders. With a finite
  * `maxTours`, no new tour beyond that many, and it gives up (false) at the
  * first unit that fits nowhere: the caller rejects such a candidate anyway.
+ * With a finite `maxCost` it also gives up at the first unit that cannot go
+ * in without the plan's cost reaching it (after Pajerský, Sobotka & Rudová
+ * 2026, "Open-source implementation of slack induction by string removals":
+ * insertions never lower the cost where travel obeys the triangle
+ * inequality, so such a candidate would be rejected at the end anyway).
  */
-export function recreate(state: SolutionState, units: number[], rng: Random, maxTours = Infinity): boolean {
+export function recreate(state: SolutionState, units: number[], rng: Random, maxTours = Infinity, maxCost = Infinity): boolean {
   const inst = state.inst;
   const order = units.slice();
   const r = rng.int(11);
@@ -158,9 +168,11 @@ export function recreate(state: SolutionState, units: number[], rng: Random, max
   // The subproblem's tours, listed once rather than filtered out of the whole plan for every job (in the same order).
   const scope = state.scope;
   const tours = scope ? state.routes.filter((r) => scope.mask[r.nodes[0]]) : state.routes;
+  let slack = maxCost === Infinity ? Infinity : maxCost - state.cost();
   for (const u of order) {
-    const placement = state.bestPlacement(u, rng, BLINK_RATE, state.routes.length < maxTours, tours);
+    const placement = state.bestPlacement(u, rng, BLINK_RATE, state.routes.length < maxTours, tours, slack);
     if (placement) {
+      slack -= placement.cost;
       state.apply(u, placement);
       if (!placement.route && scope) tours.push(state.routes[state.routes.length - 1]);
     } else if (maxTours !== Infinity) return false;

@@ -237,20 +237,21 @@ export class SolutionState {
   /**
    * Cheapest feasible placement of a unit among the `candidates` tours.
    * `blinkRate` skips candidate positions at random (SISR's blinks);
-   * `allowNew` permits opening a tour when none of them fits.
+   * `allowNew` permits opening a tour when none of them fits; only
+   * placements cheaper than `bound` count.
    */
-  bestPlacement(unit: number, rng: Random | null, blinkRate: number, allowNew: boolean, candidates: Iterable<Route> = this.routes): Placement | null {
+  bestPlacement(unit: number, rng: Random | null, blinkRate: number, allowNew: boolean, candidates: Iterable<Route> = this.routes, bound = Infinity): Placement | null {
     let best: Placement | null = null;
     const scope = this.scope;
     for (const r of candidates) {
       if (scope && !scope.mask[r.nodes[0]]) continue;
-      best = this.placementIn(r, r.vehicle, unit, rng, blinkRate, best) ?? best;
+      best = this.placementIn(r, r.vehicle, unit, rng, blinkRate, best, bound) ?? best;
     }
     // A new tour only when nothing else fits: the objective ranks tours above cost.
     if (allowNew && best === null && this.canOpenTour()) {
       for (const type of this.types) {
         const v = this.freeVehicle(type);
-        if (v) best = this.placementIn(null, v, unit, rng, blinkRate, best) ?? best;
+        if (v) best = this.placementIn(null, v, unit, rng, blinkRate, best, bound) ?? best;
       }
     }
     return best;
@@ -272,10 +273,10 @@ export class SolutionState {
   }
 
   /** The unit's cheapest placement in one tour (null: a new tour on `vehicle`) when cheaper than `best`. */
-  private placementIn(route: Route | null, vehicle: VehicleModel, unit: number, rng: Random | null, blinkRate: number, best: Placement | null): Placement | null {
+  private placementIn(route: Route | null, vehicle: VehicleModel, unit: number, rng: Random | null, blinkRate: number, best: Placement | null, limit: number): Placement | null {
     const target = route ?? this.templates.get(vehicle.typeKey)!;
     const members = this.inst.units[unit];
-    const bound = best ? best.cost : Infinity;
+    const bound = best ? best.cost : limit;
     if (members.length === 1) {
       const node = members[0];
       let position = -1;
