@@ -168,7 +168,7 @@ export function recreate(state: SolutionState, units: number[], rng: Random, max
   // The subproblem's tours, listed once rather than filtered out of the whole plan for every job (in the same order).
   const scope = state.scope;
   const tours = scope ? state.routes.filter((r) => scope.mask[r.nodes[0]]) : state.routes;
-  let slack = maxCost === Infinity ? Infinity : maxCost - state.cost();
+  let slack = maxCost - state.cost();
   for (const u of order) {
     const placement = state.bestPlacement(u, rng, BLINK_RATE, state.routes.length < maxTours, tours, slack);
     if (placement) {

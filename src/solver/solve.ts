@@ -122,8 +122,8 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     };
     const costSearch = (from: number, until: number, initial: number, decompose: boolean, end = FINAL_TEMPERATURE) => {
       if (!decompose) return ruinAndRecreate(best, rng, budget, from, until, annealing(initial, end), improved, polish);
-      // Later rounds over the subproblems start cooler; each ends at FINAL_TEMPERATURE (a warmer end is unmeasured there).
-      const { initial: hot, final } = annealing(initial, FINAL_TEMPERATURE);
+      // Later rounds over the subproblems start cooler.
+      const { initial: hot, final } = annealing(initial, end);
       return decomposedSearch(best, rng, budget, from, until, (p) => ({ initial: hot * Math.pow(final / hot, p), final }), improved, polish);
     };
     const warmUp = best.routes.length - tourLowerBound(best) <= 1 ? LONG_WARM_UP_SHARE : WARM_UP_SHARE;
@@ -133,7 +133,11 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     // Ejections and perturbations leave detours behind.
     ls.run(best, rng, { shouldStop });
     if (!large && options.search === "hgs" && hgsApplies(best)) best = yield* hybridGeneticSearch(best, rng, budget, 1, improved);
-    else best = yield* costSearch(budget.fraction(), 1, FINAL_PHASE_TEMPERATURE, large && subproblemCount(best) >= FINAL_SUBPROBLEMS_FROM, FINAL_PHASE_END_TEMPERATURE);
+    else {
+      const decompose = large && subproblemCount(best) >= FINAL_SUBPROBLEMS_FROM;
+      // The subproblem rounds keep the cold end: a warmer one measured no better there.
+      best = yield* costSearch(budget.fraction(), 1, FINAL_PHASE_TEMPERATURE, decompose, decompose ? FINAL_TEMPERATURE : FINAL_PHASE_END_TEMPERATURE);
+    }
   }
   const relaxed = relaxWindows(inst, best);
   const stoppedBy = budget.cancelled ? "cancelled" : searched ? "budget" : "complete";

@@ -272,7 +272,7 @@ export class SolutionState {
     return true;
   }
 
-  /** The unit's cheapest placement in one tour (null: a new tour on `vehicle`) when cheaper than `best`. */
+  /** The unit's cheapest placement in one tour (null: a new tour on `vehicle`) when cheaper than `best`, or than `limit` while there is none. */
   private placementIn(route: Route | null, vehicle: VehicleModel, unit: number, rng: Random | null, blinkRate: number, best: Placement | null, limit: number): Placement | null {
     const target = route ?? this.templates.get(vehicle.typeKey)!;
     const members = this.inst.units[unit];
