@@ -11,7 +11,14 @@ import type { BrowserChoice } from "./chromium";
 import { type Service, type ServiceOptions, startService } from "./service";
 
 export const SHOTS = "test-results/browser";
-export const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+/** The seeded companies' time zone: the console shows their days and hours in it. */
+export const ZONE = "Europe/Berlin";
+/**
+ * The day after today in Berlin. Not UTC's tomorrow: between midnight in
+ * Berlin and midnight UTC that is Berlin's today, whose timeline then holds
+ * the seeded stops.
+ */
+export const tomorrow = new Date(Date.parse(`${new Intl.DateTimeFormat("en-CA", { timeZone: ZONE }).format(new Date())}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 /** An hour of tomorrow, in winter time of Berlin. */
 export const at = (h: number) => `${tomorrow}T${String(h).padStart(2, "0")}:00:00+01:00`;
 export const PLACES: [string, number, number][] = [

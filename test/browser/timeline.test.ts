@@ -9,12 +9,11 @@
  */
 import type { Browser, Locator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SHOTS, at, logIn, seedCompany, startServiceAndBrowser, takePicturesAndStop, tomorrow, watchErrors as watch } from "./fixtures";
+import { SHOTS, ZONE, at, logIn, seedCompany, startServiceAndBrowser, takePicturesAndStop, tomorrow, watchErrors as watch } from "./fixtures";
 import type { Service } from "./service";
 
 const DISPATCHER = { email: "dispatcher@timeline.example", password: "dispatcher-password", firstname: "Tara", lastname: "Timeline" };
 const DRIVER = { email: "driver@timeline.example", password: "driver-password", firstname: "Dana", lastname: "Driver" };
-const ZONE = "Europe/Berlin";
 const hhmm = (iso: string) => new Intl.DateTimeFormat("de-DE", { timeZone: ZONE, hour: "2-digit", minute: "2-digit" }).format(new Date(iso));
 
 interface ApiDelivery {
