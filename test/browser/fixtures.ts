@@ -7,18 +7,21 @@
 import { mkdirSync } from "node:fs";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { afterAll, afterEach, inject } from "vitest";
+import { addDays, dayAt } from "../../src/shared/wall-clock";
 import type { BrowserChoice } from "./chromium";
 import { type Service, type ServiceOptions, startService } from "./service";
 
 export const SHOTS = "test-results/browser";
 /** The seeded companies' time zone: the console shows their days and hours in it. */
 export const ZONE = "Europe/Berlin";
+/** Today in Berlin. */
+export const today = dayAt(Date.now(), ZONE);
 /**
- * The day after today in Berlin. Not UTC's tomorrow: between midnight in
+ * The day after Berlin's today. Not UTC's tomorrow: between midnight in
  * Berlin and midnight UTC that is Berlin's today, whose timeline then holds
  * the seeded stops.
  */
-export const tomorrow = new Date(Date.parse(`${new Intl.DateTimeFormat("en-CA", { timeZone: ZONE }).format(new Date())}T12:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+export const tomorrow = addDays(today, 1);
 /** An hour of tomorrow, in winter time of Berlin. */
 export const at = (h: number) => `${tomorrow}T${String(h).padStart(2, "0")}:00:00+01:00`;
 export const PLACES: [string, number, number][] = [

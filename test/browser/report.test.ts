@@ -9,7 +9,7 @@
 import type { Browser, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
 import { dayAt } from "../../src/shared/wall-clock";
-import { PLACES, SHOTS, at, logIn, startServiceAndBrowser, takePicturesAndStop, watchErrors } from "./fixtures";
+import { PLACES, SHOTS, ZONE, at, logIn, startServiceAndBrowser, takePicturesAndStop, watchErrors } from "./fixtures";
 import type { Service } from "./service";
 
 const DISPATCHER = { email: "reporter@browser.example", password: "reporter-password" };
@@ -85,7 +85,7 @@ beforeAll(async () => {
   await report1(tours[1].stops[0], "delivered", drivers[1]);
   await report1(tours[1].stops[1], "delivered", drivers[1]);
   await report1(tours[1].stops[2], "undelivered", drivers[1], "shop closed");
-  report = await api("GET", `/report/day?date=${dayAt(ast, "Europe/Berlin")}`);
+  report = await api("GET", `/report/day?date=${dayAt(ast, ZONE)}`);
 
   const context = await browser.newContext({ viewport: { width: 1400, height: 1100 }, acceptDownloads: true });
   page = await context.newPage();

@@ -9,7 +9,7 @@
  */
 import type { Browser, Locator, Page } from "playwright-core";
 import { beforeAll, describe, expect, it } from "vitest";
-import { SHOTS, ZONE, at, logIn, seedCompany, startServiceAndBrowser, takePicturesAndStop, tomorrow, watchErrors as watch } from "./fixtures";
+import { SHOTS, ZONE, at, logIn, seedCompany, startServiceAndBrowser, takePicturesAndStop, today, tomorrow, watchErrors as watch } from "./fixtures";
 import type { Service } from "./service";
 
 const DISPATCHER = { email: "dispatcher@timeline.example", password: "dispatcher-password", firstname: "Tara", lastname: "Timeline" };
@@ -144,7 +144,6 @@ describe("timeline", () => {
   });
 
   it("draws a now line on today's timeline when now lies within its hours", async () => {
-    const today = new Intl.DateTimeFormat("en-CA", { timeZone: ZONE }).format(new Date());
     await page.getByLabel("Day").fill(today);
     // Today has nothing with a time: the default hours 06:00–18:00.
     const hour = Number(new Intl.DateTimeFormat("en-GB", { timeZone: ZONE, hour: "2-digit", hourCycle: "h23" }).format(new Date()));
