@@ -367,13 +367,7 @@ export class Route {
     const timeCosts = v.costPerWaitSecond !== 0 || v.costPerDurationSecond !== 0;
     // Without time-based costs the distance alone decides: skip the checks of hopeless positions.
     if (!timeCosts && cost >= bound) return Infinity;
-    for (let d = 0; loads && d < dims; d++) {
-      const k = p * dims + d;
-      const delta = inst.delta[node * dims + d];
-      const plain = this.fPlain[k] + inst.plain[node * dims + d] + this.bPlain[k];
-      const peak = Math.max(this.fPeak[k], this.fSum[k] + Math.max(0, delta + this.bPeak[k]));
-      if (plain + peak > v.capacity[d] + EPS) return Infinity;
-    }
+    for (let d = 0; loads && d < dims; d++) if (this.peakLoadWith(node, p, d) > v.capacity[d] + EPS) return Infinity;
     const tav = this.time(a, node);
     merge(this.fDur[p], this.fWarp[p], this.fEarly[p], this.fLate[p], tav, inst.service[node], 0, inst.ready[node], inst.due[node]);
     if (seg.timeWarp > EPS) return Infinity;
@@ -387,6 +381,27 @@ export class Route {
       cost += v.costPerWaitSecond * (waiting - this.waiting) + v.costPerDurationSecond * (duration - this.duration);
     }
     return cost;
+  }
+
+  /** Load excess added by inserting `node` before position p (the penalised recreate of sisr.ts). */
+  overloadIncrease(node: number, p: number): number {
+    const { vehicle: v, dims } = this;
+    const end = this.nodes.length * dims;
+    let increase = 0;
+    for (let d = 0; d < dims; d++) {
+      const peak = this.fPlain[end + d] + this.fPeak[end + d];
+      increase += Math.max(0, this.peakLoadWith(node, p, d) - v.capacity[d]) - Math.max(0, peak - v.capacity[d]);
+    }
+    return Math.max(0, increase);
+  }
+
+  /** The tour's highest load in dimension d with `node` inserted before position p. */
+  private peakLoadWith(node: number, p: number, d: number): number {
+    const { inst, dims } = this;
+    const k = p * dims + d;
+    const delta = inst.delta[node * dims + d];
+    const plain = this.fPlain[k] + inst.plain[node * dims + d] + this.bPlain[k];
+    return plain + Math.max(this.fPeak[k], this.fSum[k] + Math.max(0, delta + this.bPeak[k]));
   }
 
   /**

@@ -169,6 +169,13 @@ export class SolutionState {
     return cost;
   }
 
+  /** Load excess over all tours (0 unless the penalised recreate overloaded one). */
+  overload(): number {
+    let overload = 0;
+    for (const r of this.routes) overload += r.overload;
+    return overload;
+  }
+
   canOpenTour(): boolean {
     return this.routes.length < this.inst.maxTours;
   }
