@@ -23,7 +23,7 @@ const BLINK_RATE = 0.01;
  * how often (iterations) and by how much it adapts.
  */
 const LOAD_PRICE_START = 1;
-const OVERLOADED_SHARE = 0.3;
+const OVERLOADED_SHARE = 0.1;
 const LOAD_PRICE_PERIOD = 100;
 const LOAD_PRICE_UP = 1.2;
 const LOAD_PRICE_DOWN = 0.9;
