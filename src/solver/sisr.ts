@@ -110,10 +110,11 @@ export function* ruinAndRecreate(
  * Priced instead, such a job goes where windows allow and distance plus
  * the price of the excess is least, overloaded tours keep taking jobs at
  * that price, and later candidates move load back (the penalised capacity
- * of Vidal et al. 2013 and PyVRP, applied to the ruin and recreate). Starts at LOAD_PRICE_START x the cost per unit of
- * demand and adapts so that the current plan is overloaded in about
- * OVERLOADED_SHARE of the iterations (more: dearer, fewer: cheaper). Only
- * for plans of single jobs with a load.
+ * of Vidal et al. 2013 and PyVRP, applied to the ruin and recreate).
+ * Starts at LOAD_PRICE_START x the cost per unit of demand and adapts so
+ * that the current plan is overloaded in about OVERLOADED_SHARE of the
+ * iterations (more: dearer, fewer: cheaper). Only for plans of single jobs
+ * with a load.
  */
 class LoadPrice {
   value = 0;

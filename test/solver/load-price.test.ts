@@ -13,7 +13,7 @@ describe("ruin and recreate at the capacity bound", () => {
   const problem = { ...base, vehicles: vehicles(6, { capacity: [capacity], shift: { earliestStart: 0, latestEnd: 1500 } }) };
 
   it.each([1, 2, 3])("returns plans within capacity that serve every job (seed %i)", (seed) => {
-    const solution = solveSync(problem, { maxIterations: 20_000, seed});
+    const solution = solveSync(problem, { maxIterations: 20_000, seed });
     expect(solution.unassigned).toEqual([]);
     expect(check(problem, solution)).toEqual([]);
     expect(Math.max(...solution.tours.map((t) => t.stops.reduce((sum, s) => sum + problem.jobs.find((j) => j.id === s.jobId)!.load![0], 0)))).toBeLessThanOrEqual(capacity);
