@@ -31,7 +31,7 @@ export function regretInsertion(inst: Instance): SolutionState {
   const evaluate = (route: Route, node: number) => {
     let best = Infinity;
     let bestPos = -1;
-    for (let i = route.firstPosition(node), last = route.lastPosition(node); i <= last; i++) {
+    for (let i = route.firstPosition(node), last = route.hasRoomFor(node) ? route.lastPosition(node) : -1; i <= last; i++) {
       const cost = route.insertionCost(node, i, best);
       if (cost < best) {
         best = cost;

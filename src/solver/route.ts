@@ -383,6 +383,18 @@ export class Route {
     return cost;
   }
 
+  /**
+   * Whether the tour's delivered load plus the job's leaves room in every
+   * dimension: a lower bound on the peak at every position, so a full tour
+   * is passed over without scanning its positions.
+   */
+  hasRoomFor(node: number): boolean {
+    const { inst, vehicle: v, dims } = this;
+    const end = this.nodes.length * dims;
+    for (let d = 0; d < dims; d++) if (this.fPlain[end + d] + inst.plain[node * dims + d] > v.capacity[d] + EPS) return false;
+    return true;
+  }
+
   /** Load excess added by inserting `node` before position p (the penalised recreate of sisr.ts). */
   overloadIncrease(node: number, p: number): number {
     const { vehicle: v, dims } = this;

@@ -230,22 +230,26 @@ export function recreate(state: SolutionState, units: number[], rng: Random, max
   const scope = state.scope;
   const tours = scope ? state.routes.filter((r) => scope.mask[r.nodes[0]]) : state.routes;
   let slack = maxCost - state.cost() - loadPrice * state.overload();
+  // Insertions only add load, so a tour joins this list when it first overflows and never leaves it.
+  const overloaded = loadPrice > 0 ? tours.filter((r) => r.overload > 0) : [];
+  const noteOverload = (route: Route) => {
+    if (route.overload > 0 && !overloaded.includes(route)) overloaded.push(route);
+  };
   for (const u of order) {
     let placement = state.bestPlacement(u, rng, BLINK_RATE, state.routes.length < maxTours, tours, slack);
     // Overloaded tours refuse every plain insertion; under a price they still compete (travel plus the priced excess).
-    if (loadPrice > 0) {
-      const overloaded = tours.filter((r) => r.overload > 0);
-      if (overloaded.length > 0) placement = overloadingPlacement(overloaded, inst.units[u][0], loadPrice, placement ? placement.cost : slack) ?? placement;
-    }
+    if (overloaded.length > 0) placement = overloadingPlacement(overloaded, inst.units[u][0], loadPrice, placement ? placement.cost : slack) ?? placement;
     if (placement) {
       slack -= placement.cost;
       state.apply(u, placement);
-      if (!placement.route && scope) tours.push(state.routes[state.routes.length - 1]);
+      if (placement.route) noteOverload(placement.route);
+      else if (scope) tours.push(state.routes[state.routes.length - 1]);
     } else if (maxTours !== Infinity) {
       const overloading = loadPrice > 0 ? overloadingPlacement(tours, inst.units[u][0], loadPrice, slack) : null;
       if (!overloading) return false;
       slack -= overloading.cost;
       state.apply(u, overloading);
+      noteOverload(overloading.route!);
     }
   }
   return true;

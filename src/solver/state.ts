@@ -286,6 +286,7 @@ export class SolutionState {
     const bound = best ? best.cost : limit;
     if (members.length === 1) {
       const node = members[0];
+      if (!target.hasRoomFor(node)) return null;
       let position = -1;
       let cost = bound;
       for (let p = target.firstPosition(node), last = target.lastPosition(node); p <= last; p++) {

@@ -23,6 +23,16 @@ describe("every constraint binds and is respected", () => {
     expect(s.tours.length).toBe(2);
   });
 
+  it("a tour may be filled to exactly its capacity", () => {
+    // Two vehicles of 15 for six jobs of 5: every job is served only if both tours are full to the unit.
+    const jobs = [0, 1, 2, 3, 4, 5].map((i) => ({ id: `j${i}`, x: 10 + i, y: i % 2 === 0 ? 5 : -5, load: [5] }));
+    const p = planar({ x: 0, y: 0 }, jobs, { vehicles: vehicles(2, { capacity: [15] }) });
+    const s = solveSync(p, opts);
+    expect(codes(p, s)).toEqual([]);
+    expect(s.unassigned).toEqual([]);
+    expect(s.tours.map((t) => t.stops.length).sort()).toEqual([3, 3]);
+  });
+
   it("time windows", () => {
     const jobs = (end: number) => [
       { id: "a", x: 10, y: 0, timeWindow: { start: 0, end } },
