@@ -14,6 +14,7 @@ import { type Polish, ruinAndRecreate } from "./sisr";
 import { type Objective, SolutionState } from "./state";
 import type { Problem, Solution, SolveOptions, UnassignedJob } from "./types";
 import { warmStart } from "./warm-start";
+import { inSpatialOrder } from "./locality";
 
 /**
  * Shares of the budget: cost warm-up, then route minimisation; the rest
@@ -80,7 +81,7 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
   const budget = new Budget(options);
   const seed = options.seed ?? 1;
   const rng = new Random(seed);
-  const inst = compile(problem);
+  const inst = compile(inSpatialOrder(problem));
   const originalDue = inst.due.slice();
   let bestObjective: Objective | null = null;
   budget.watch(() => ({
@@ -141,7 +142,11 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
   }
   const relaxed = relaxWindows(inst, best);
   const stoppedBy = budget.cancelled ? "cancelled" : searched ? "budget" : "complete";
-  return output(inst, best, relaxed, originalDue, budget, seed, stoppedBy);
+  const solution = output(inst, best, relaxed, originalDue, budget, seed, stoppedBy);
+  // Unassigned jobs in the caller's order, whatever order the search used.
+  const callerIndex = new Map(problem.jobs.map((j, i) => [j.id, i]));
+  solution.unassigned.sort((a, b) => (callerIndex.get(a.jobId) ?? 0) - (callerIndex.get(b.jobId) ?? 0));
+  return solution;
 }
 
 /** A tour of a given plan: a vehicle and the ids of its jobs in order. */

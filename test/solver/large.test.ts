@@ -29,6 +29,25 @@ describe("large plans (decomposition)", () => {
   });
 });
 
+describe("large plans (jobs renumbered along a curve)", () => {
+  // From 500 jobs the search works on the jobs in Hilbert-curve order with permuted matrices; answers must be in the caller's terms.
+  it("plans against the caller's own asymmetric durations and lists unassigned jobs in the caller's order", () => {
+    const p = large(600);
+    const { size, distances } = p.matrices!.default!;
+    // Uphill one way: a few time units more from a lower to a higher index, so a transposed or unpermuted matrix shows in the timetable.
+    const durations = new Float64Array(size * size);
+    for (let a = 0; a < size; a++) for (let b = 0; b < size; b++) durations[a * size + b] = distances[a * size + b] + (a < b ? 7 : 0);
+    p.matrices = { default: { size, distances, durations } };
+    // Jobs no vehicle can carry, spread over the caller's order.
+    const heavy = ["j5", "j90", "j211", "j599"];
+    for (const job of p.jobs) if (heavy.includes(job.id)) job.load = [500];
+    const s = solveSync(p, { maxIterations: 2000, seed: 5 });
+    expect(check(p, s)).toEqual([]);
+    expect(s.unassigned.map((u) => u.jobId)).toEqual(heavy);
+    expect(s.tours.reduce((n, t) => n + t.stops.length, 0)).toBe(596);
+  });
+});
+
 describe("large plans (construction)", () => {
   it("builds a feasible first plan for 1,000 jobs by regret insertion, with time-based costs too", () => {
     for (const costs of [undefined, { perKm: 1, perWaitingHour: 50, perTourHour: 20 }]) {
