@@ -7,7 +7,8 @@ describe("ruin and recreate at the capacity bound", () => {
   // recreate keeps meeting jobs that fit every window but no tour's load,
   // prices them into an overloaded tour and moves load back later; no plan it
   // returns may keep any of that excess. Four tours of 15 jobs are short,
-  // two of 30 long (the price lets long tours stay overloaded more often).
+  // two of 30 long (a job moved between long tours more often passes
+  // through an overloaded one).
   const base = seededPlanar({ jobs: 60, seed: 77, side: 100, opens: 600, minWidth: 200, extraWidth: 200, fleet: 1, latestEnd: 1500 });
   const demand = base.jobs.reduce((sum, j) => sum + j.load![0], 0);
 
