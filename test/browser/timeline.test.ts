@@ -338,6 +338,8 @@ describe("driver app as a PWA", () => {
     await driver.reload();
     expect(await driver.locator("#app").count()).toBe(1);
     await expect.poll(() => driver.locator(".topbar h1, .login-form h1").first().textContent()).toMatch(/Driver|My route/);
+    // The route cannot load: the driver reads why in words, not the browser's "Failed to fetch".
+    await expect.poll(() => driver.getByRole("alert").first().textContent(), { timeout: 10_000 }).toBe("No connection to the service. Check the network and try again.");
     await driver.screenshot({ path: `${SHOTS}/driver-offline-shell.png`, fullPage: true });
     await context.close();
   });

@@ -19,6 +19,16 @@ export const errorText = (err: unknown) => (err instanceof Error ? err.message :
 /** Raised by every call once the token is rejected: the page asks for a new login. */
 export class SessionExpired extends ApiError {}
 
+/**
+ * The service did not answer: no network, or the connection dropped. Not an ApiError, so the driver's
+ * report queue keeps what it could not send; the message is for a person, not the browser's "Failed to fetch".
+ */
+export class Unreachable extends Error {
+  constructor() {
+    super("No connection to the service. Check the network and try again.");
+  }
+}
+
 export interface Api {
   /** Also the websocket's credential. */
   readonly token: string;
@@ -48,7 +58,13 @@ async function call<T>(method: string, url: string, token: string | null, body?:
   if (bookmark) headers["x-d1-bookmark"] = bookmark;
   const form = body instanceof FormData;
   if (body !== undefined && !form) headers["content-type"] = "application/json";
-  const res = await fetch(url, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
+  let res: Response;
+  try {
+    res = await fetch(url, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body) });
+  } catch {
+    // fetch rejects only when no answer came (no call here passes an abort signal).
+    throw new Unreachable();
+  }
   const answered = res.headers.get("x-d1-bookmark");
   if (answered && (!bookmark || answered > bookmark)) bookmark = answered;
   const text = await res.text();
