@@ -53,12 +53,13 @@ async function seedDemo() {
     }),
   });
   if (res.status !== 201 && res.status !== 409) throw new Error(`seeding the demo company failed: ${res.status} ${await res.text()}`);
-  if (res.status === 201) await seedDemoData();
+  const seeded = res.status === 201;
+  if (seeded) await seedDemoData();
   console.log(`
   Dispatch service running at ${BASE}
   API reference:   ${BASE}/docs   (OpenAPI: ${BASE}/openapi.json)
   Demo company:    ${BASE}/${DEMO.slug}
-  Console:         ${BASE}/${DEMO.slug}/console   (dispatcher login below)
+  Console:         ${BASE}/${DEMO.slug}/console${seeded ? `?day=${DEMO_DAY}` : ""}   (dispatcher login below)
   Driver app:      ${BASE}/${DEMO.slug}/driver    (driver login below)
   Dispatcher:      ${DEMO.email} / ${DEMO.password}
   Token:           curl -s -X POST ${BASE}/${DEMO.slug}/auth -H 'content-type: application/json' -d '{"email":"${DEMO.email}","password":"${DEMO.password}"}'
@@ -67,6 +68,19 @@ async function seedDemo() {
                    POST /${DEMO.slug}/api/calcroute/optimized/timewindow  {"deliveryids": [...]}
   Operator token:  dev-operator-token
 `);
+}
+
+/** The demo company's zone (its depot is in Berlin), the day after its today, and its UTC offset at an hour of a day. */
+const DEMO_ZONE = "Europe/Berlin";
+const DEMO_DAY = (() => {
+  const today = new Date(`${new Intl.DateTimeFormat("en-CA", { timeZone: DEMO_ZONE }).format(new Date())}T12:00:00Z`);
+  today.setUTCDate(today.getUTCDate() + 1);
+  return today.toISOString().slice(0, 10);
+})();
+function berlinOffset(day, hour) {
+  const probe = new Date(`${day}T${String(hour).padStart(2, "0")}:00:00Z`);
+  const name = new Intl.DateTimeFormat("en", { timeZone: DEMO_ZONE, timeZoneName: "longOffset" }).formatToParts(probe).find((p) => p.type === "timeZoneName").value;
+  return name === "GMT" ? "+00:00" : name.slice(3);
 }
 
 /** A driver and a day's open deliveries around Berlin, ready for routing. */
@@ -82,7 +96,6 @@ async function seedDemoData() {
     headers: { "content-type": "application/json", authorization: "Bearer dev-operator-token" },
     body: JSON.stringify({ usertype: "driver", email: "driver@demo.example", password: "demo-driver", firstname: "Dana", lastname: "Driver" }),
   });
-  const day = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
   const places = [
     ["Café Lindner", 13.4188, 52.4986], ["Buchhandlung Kiez", 13.4326, 52.5451], ["Praxis Dr. Weber", 13.3298, 52.5047], ["Blumen Schulz", 13.4541, 52.5127],
     ["Bäckerei Hoffmann", 13.3777, 52.4871], ["Apotheke am Markt", 13.2871, 52.5368], ["Weinhandel Vogel", 13.4699, 52.4795], ["Atelier Braun", 13.4102, 52.5298],
@@ -91,7 +104,7 @@ async function seedDemoData() {
   for (const [i, [name, lng, lat]] of places.entries()) {
     const address = await api("POST", `/${DEMO.slug}/api/address`, { contactcompany: name, city: "Berlin", country: "DE", lat, lng }, token);
     const start = 8 + (i % 4) * 2;
-    const at = (h) => `${day}T${String(h).padStart(2, "0")}:00:00+01:00`;
+    const at = (h) => `${DEMO_DAY}T${String(h).padStart(2, "0")}:00:00${berlinOffset(DEMO_DAY, h)}`;
     await api("POST", `/${DEMO.slug}/api/delivery`, { deliverylocation_id: address.id, custom_id: `DEMO-${i + 1}`, pdt_from: at(start), pdt_to: at(start + 3), els: 5, load: 1 + (i % 3) }, token);
   }
 }

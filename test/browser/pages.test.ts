@@ -85,6 +85,14 @@ describe("dispatcher console", () => {
 
     const items = consolePage.locator("button.route-item");
     await expect.poll(() => items.count()).toBe(2);
+    // The day is in the address: a link to it (here a second tab, with a login of its own) opens on that day.
+    expect(new URL(consolePage.url()).searchParams.get("day")).toBe(tomorrow);
+    const linked = await consoleContext.newPage();
+    await linked.goto(consolePage.url());
+    await logIn(linked, DISPATCHER);
+    await expect.poll(() => linked.getByLabel("Day").inputValue()).toBe(tomorrow);
+    await expect.poll(() => linked.locator("button.route-item").count()).toBe(2);
+    await linked.close();
     expect(bookmarks.length).toBeGreaterThan(0);
     for (const bookmark of bookmarks) expect(bookmark).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32,64}$/);
     // Each route drawn as an SVG line, its stops as numbered markers, the depot as one.

@@ -54,8 +54,22 @@ const proofHint = (p: ProofSummary | null) =>
 const routeDay = (r: Route) => r.tst_from ?? r.deliveries.find((d) => d.pdt_from)?.pdt_from ?? null;
 const lngLat = (p: Point | null | undefined): LngLat | null => (p ? [p.coordinates[0], p.coordinates[1]] : null);
 
+/** The day the address names (`?day=YYYY-MM-DD`, so a link or a reload opens that day), if a real one. */
+function dayInAddress(): string | null {
+  const day = new URLSearchParams(location.search).get("day");
+  return day && /^\d{4}-\d{2}-\d{2}$/.test(day) && !Number.isNaN(Date.parse(day)) ? day : null;
+}
+
 export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
-  const [day, setDay] = useState(() => dayOf(new Date()));
+  const [day, setDay] = useState(() => dayInAddress() ?? dayOf(new Date()));
+  useEffect(() => {
+    // Any day but today goes into the address; today stays implicit, so a bookmark opens on the day it is used.
+    if (!day) return;
+    const url = new URL(location.href);
+    if (day === dayOf(new Date())) url.searchParams.delete("day");
+    else url.searchParams.set("day", day);
+    if (url.href !== location.href) history.replaceState(history.state, "", url);
+  }, [day]);
   const [routes, setRoutes] = useState<Route[]>([]);
   const [lines, setLines] = useState<Map<number, LngLat[]>>(new Map());
   const [open, setOpen] = useState<Delivery[]>([]);
