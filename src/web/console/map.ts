@@ -42,6 +42,8 @@ export const AREA_PANE = "areas";
 const OUTLINE_PANE = "outline";
 /** Deepest zoom the map offers; vector tiles are drawn from the archive's deepest level beyond it. */
 const MAX_ZOOM = 18;
+/** The zoom of a city around the depot, where the map opens while no route is drawn. */
+const DEPOT_ZOOM = 12;
 
 const toLatLng = ([lng, lat]: LngLat): L.LatLngExpression => [lat, lng];
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -108,6 +110,8 @@ export class DispatchMap {
     this.depot = at
       ? L.marker(toLatLng(at), { icon: L.divIcon({ className: "depot-marker", html: "<span>D</span>", iconSize: [26, 26] }), title: "Depot", keyboard: false }).addTo(this.map)
       : null;
+    // A day without routes yet opens on the depot's city, not on the country-wide start view; the first routes refit.
+    if (at && !this.fitted) this.map.setView(toLatLng(at), DEPOT_ZOOM);
   }
 
   /** Redraws every route: its line and its numbered stops (status as symbol and text, not colour alone). */
