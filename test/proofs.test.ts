@@ -83,12 +83,17 @@ describe("proof of delivery", () => {
     const last = events.at(-1);
     expect(last).toMatchObject({ type: "delivery", id: deliveryId, status: 2, proof: { photo: true, signature: true, recipient: true, far_from_address: false, scan_match: false } });
     expect(JSON.stringify(events)).not.toContain("Neighbour");
+    // The operator's usage counts the proof and its images as stored (the photo without its EXIF), no one else's.
+    const usage = async (slug: string) => (await call("GET", `/_operator/companies/${slug}/usage`, { headers: OPERATOR })).body.proofs;
+    expect(await usage(co.slug)).toEqual({ records: 1, image_bytes: photo.bytes.length + PNG.length });
+    expect(await usage((await createCompany()).slug)).toEqual({ records: 0, image_bytes: 0 });
     // The route finished with this report; deleting the delivery takes its proof and images along.
     expect(await r2Keys(co.id)).toHaveLength(2);
     const q = encodeURIComponent(JSON.stringify({ filters: [{ name: "id", op: "==", val: deliveryId }] }));
     expect((await co.api("DELETE", `/delivery?q=${q}`)).body.num_deleted).toBe(1);
     expect(await r2Keys(co.id)).toEqual([]);
     expect((await env.DB.prepare("SELECT count(*) AS n FROM delivery_proofs WHERE company_id = ?").bind(co.id).first<{ n: number }>())!.n).toBe(0);
+    expect(await usage(co.slug)).toEqual({ records: 0, image_bytes: 0 });
   });
 
   it("a report far from the address is flagged; an offline report keeps its own time, but not one in the future", async () => {

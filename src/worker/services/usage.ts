@@ -1,13 +1,14 @@
 /**
  * What one company holds: rows of each table that grows, an estimate of their
- * bytes in D1, and its archived driver-days in R2 (operator
+ * bytes in D1, its proofs of delivery with their images in R2, and its
+ * archived driver-days in R2 (operator
  * `GET /_operator/companies/<slug>/usage`).
  */
 import { z } from "@hono/zod-openapi";
-import { type SQL, count, eq, inArray } from "drizzle-orm";
+import { type SQL, count, eq, inArray, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db, Env } from "../env";
-import { addresses, deliveries, driverTracking, events, outbox, routes, webhookDeliveries, webhooks } from "../db/schema";
+import { addresses, deliveries, deliveryProofs, driverTracking, events, outbox, routes, webhookDeliveries, webhooks } from "../db/schema";
 
 /**
  * Bytes per row with the table's indexes, measured by `npm run bench:capacity`
@@ -39,6 +40,12 @@ export const UsageSchema = z
       }),
     ),
     estimated_bytes: z.number().int().openapi({ description: "Sum over the tables: rows x measured bytes per row, an estimate (D1 does not report storage per company)" }),
+    proofs: z
+      .object({
+        records: z.number().int().openapi({ description: "Proofs of delivery in D1 (`delivery_proofs`)" }),
+        image_bytes: z.number().int().openapi({ description: "Their photos and signatures in R2 (`proofs/<company_id>/`), as stored" }),
+      })
+      .openapi({ description: "Kept until the company's `proof_retention_days` (retention run)" }),
     archive: z.object({
       driver_days: z.number().int().openapi({ description: "Archived driver-days of positions in R2 (`positions/<company_id>/`)" }),
       bytes: z.number().int().openapi({ description: "Their size in R2 (gzip)" }),
@@ -59,10 +66,13 @@ export async function companyUsage(env: Env, db: Db, company: { id: number; slug
     routes: [routes, eq(routes.company_id, company.id)],
   };
   const names = Object.keys(ofCompany) as GrowingTable[];
-  const [first, ...rest] = names.map((name) => db.select({ n: count() }).from(ofCompany[name][0]).where(ofCompany[name][1]));
-  const counts = await db.batch([first, ...rest]);
+  const proofs = db
+    .select({ records: count(), image_bytes: sql<number>`coalesce(sum(coalesce(${deliveryProofs.photo_bytes}, 0) + coalesce(${deliveryProofs.signature_bytes}, 0)), 0)` })
+    .from(deliveryProofs)
+    .where(eq(deliveryProofs.company_id, company.id));
+  const [[proofTotals], ...counts] = await db.batch([proofs, ...names.map((name) => db.select({ n: count() }).from(ofCompany[name][0]).where(ofCompany[name][1]))]);
   const tables = names.map((table, i) => ({ table, rows: counts[i][0].n, bytes_per_row: BYTES_PER_ROW[table], estimated_bytes: counts[i][0].n * BYTES_PER_ROW[table] }));
-  return { slug: company.slug, tables, estimated_bytes: tables.reduce((sum, t) => sum + t.estimated_bytes, 0), archive: await archivedDays(env, company.id) };
+  return { slug: company.slug, tables, estimated_bytes: tables.reduce((sum, t) => sum + t.estimated_bytes, 0), proofs: proofTotals, archive: await archivedDays(env, company.id) };
 }
 
 async function archivedDays(env: Env, companyId: number) {
