@@ -6,7 +6,7 @@
  *        [--street ... --housenumber ... --postalcode ... --city ... --country DE --lat 52.5 --lng 13.4] [--timezone Europe/Berlin]
  *   npm run operator -- add-user --slug acme --usertype driver|dispatcher|watcher --email d@acme.de --password '...' [--firstname .. --lastname ..]
  *   npm run operator -- outbox --slug acme [--page 1] [--q '{"filters":[...]}']
- *   npm run operator -- usage --slug acme   (rows per growing table, estimated D1 bytes, archived driver-days in R2)
+ *   npm run operator -- usage --slug acme   (rows per growing table, estimated D1 bytes, proofs and their images, archived driver-days in R2)
  *   npm run operator -- shards   (the D1 databases, companies on each, companies moving)
  *   npm run operator -- move-company --slug acme --shard 1   (copy, verify, switch, clean up: step after step until done; resumable)
  *   npm run operator -- import-areas --file plz.geojson [--replace]   (postal-code polygons: properties.plz|postcode|PLZ, optional note)
