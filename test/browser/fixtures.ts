@@ -22,13 +22,8 @@ export const today = dayAt(Date.now(), ZONE);
  * the seeded stops.
  */
 export const tomorrow = addDays(today, 1);
-/** An hour of tomorrow in Berlin, with the offset Berlin has then (+01:00 in winter, +02:00 in summer). */
-export const at = (h: number) => {
-  const time = `${String(h).padStart(2, "0")}:00`;
-  const minutes = (Date.parse(`${tomorrow}T${time}:00Z`) - instantOf(tomorrow, time, ZONE)) / 60_000;
-  const offset = `${minutes < 0 ? "-" : "+"}${String(Math.floor(Math.abs(minutes) / 60)).padStart(2, "0")}:${String(Math.abs(minutes) % 60).padStart(2, "0")}`;
-  return `${tomorrow}T${time}:00${offset}`;
-};
+/** An hour of tomorrow on Berlin's wall clock (summer or winter time), as the UTC instant. */
+export const at = (h: number) => new Date(instantOf(tomorrow, `${String(h).padStart(2, "0")}:00`, ZONE)).toISOString().replace(".000Z", "Z");
 export const PLACES: [string, number, number][] = [
   ["Café Lindner", 13.4188, 52.4986], ["Buchhandlung Kiez", 13.4326, 52.5451], ["Praxis Dr. Weber", 13.3298, 52.5047], ["Blumen Schulz", 13.4541, 52.5127],
   ["Bäckerei Hoffmann", 13.3777, 52.4871], ["Apotheke am Markt", 13.2871, 52.5368], ["Weinhandel Vogel", 13.4699, 52.4795], ["Atelier Braun", 13.4102, 52.5298],
