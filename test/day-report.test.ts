@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { addDays, dayAt, instantOf } from "../src/shared/wall-clock";
 import { createDb } from "../src/worker/db/client";
 import { readCsv, readXlsx } from "../src/worker/lib/spreadsheet";
+import { formatDateTime } from "../src/worker/lib/time";
 import { archiveOldPositions } from "../src/worker/services/position-archive";
 import { type TestCompany, call, createCompany, insertAddress, routeAndStart } from "./helpers";
 
@@ -11,7 +12,7 @@ const TZ = "Europe/Berlin";
 const DAY = addDays(dayAt(Date.now(), TZ), -3);
 const NEXT = addDays(DAY, 1);
 /** An instant of the seeded day (or another) at a wall-clock time, stored form. */
-const at = (time: string, day = DAY) => new Date(instantOf(day, time, TZ)).toISOString().replace(".000Z", "Z");
+const at = (time: string, day = DAY) => formatDateTime(instantOf(day, time, TZ));
 
 async function insert(table: string, row: Record<string, unknown>): Promise<number> {
   const keys = Object.keys(row);

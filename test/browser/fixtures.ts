@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { afterAll, afterEach, inject } from "vitest";
 import { addDays, dayAt, instantOf } from "../../src/shared/wall-clock";
+import { formatDateTime } from "../../src/worker/lib/time";
 import type { BrowserChoice } from "./chromium";
 import { type Service, type ServiceOptions, startService } from "./service";
 
@@ -23,7 +24,7 @@ export const today = dayAt(Date.now(), ZONE);
  */
 export const tomorrow = addDays(today, 1);
 /** An hour of tomorrow on Berlin's wall clock (summer or winter time), as the UTC instant. */
-export const at = (h: number) => new Date(instantOf(tomorrow, `${String(h).padStart(2, "0")}:00`, ZONE)).toISOString().replace(".000Z", "Z");
+export const at = (h: number) => formatDateTime(instantOf(tomorrow, `${String(h).padStart(2, "0")}:00`, ZONE));
 export const PLACES: [string, number, number][] = [
   ["Café Lindner", 13.4188, 52.4986], ["Buchhandlung Kiez", 13.4326, 52.5451], ["Praxis Dr. Weber", 13.3298, 52.5047], ["Blumen Schulz", 13.4541, 52.5127],
   ["Bäckerei Hoffmann", 13.3777, 52.4871], ["Apotheke am Markt", 13.2871, 52.5368], ["Weinhandel Vogel", 13.4699, 52.4795], ["Atelier Braun", 13.4102, 52.5298],
