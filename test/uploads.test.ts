@@ -1,8 +1,12 @@
+import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { and, eq } from "drizzle-orm";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { instantOf } from "../src/shared/wall-clock";
 import { readCsv, readXlsx } from "../src/worker/lib/spreadsheet";
-import { ORIGIN, OPERATOR, type TestCompany, call, createCompany, tomorrowAt } from "./helpers";
+import { createDb } from "../src/worker/db/client";
+import { processes } from "../src/worker/db/schema";
+import { ORIGIN, OPERATOR, type TestCompany, call, createCompany, login, tomorrowAt } from "./helpers";
 import { zip } from "./zip";
 import { csvCell } from "../src/worker/lib/csv";
 
@@ -24,14 +28,16 @@ async function workbook(serial = tomorrowSerial()): Promise<Uint8Array> {
   ]);
 }
 
-async function upload(co: TestCompany, path: string, files: { name: string; body: string | Uint8Array }[], email?: string) {
+async function upload(co: TestCompany, path: string, files: { name: string; body: string | Uint8Array }[], email?: string, token = co.dispatcher.token) {
   const form = new FormData();
   for (const f of files) form.append("file[]", new File([f.body], f.name));
   if (email) form.append("email", email);
-  const res = await exports.default.fetch(new Request(`${ORIGIN}/${co.slug}/api${path}`, { method: "POST", headers: { Authorization: `JWT ${co.dispatcher.token}` }, body: form }));
+  const res = await exports.default.fetch(new Request(`${ORIGIN}/${co.slug}/api${path}`, { method: "POST", headers: { Authorization: `JWT ${token}` }, body: form }));
   const text = await res.text();
   return { status: res.status, body: text.startsWith("{") ? JSON.parse(text) : text };
 }
+
+const DAY = 86_400_000;
 
 async function waitFinal(co: TestCompany, pid: string) {
   for (let i = 0; i < 150; i++) {
@@ -60,6 +66,10 @@ describe("spreadsheet reading", () => {
 });
 
 describe("uploads", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("deliveryonly creates deliveries, reports unusable rows, and batchrouting routes them as the same process", async () => {
     const co = await createCompany();
     const csv = [
@@ -159,6 +169,43 @@ describe("uploads", () => {
     }
     expect((await co.api("GET", "/delivery")).body.num_results).toBe(0);
     expect((await co.api("GET", "/route")).body.num_results).toBe(0);
+  });
+
+  it("a one-step upload's files, result spreadsheet and D1 row go with its record after the retention period; a newer process keeps its own", async () => {
+    const co = await createCompany();
+    const csv = "custom_id;PLZ;Ort\nP-1;10115;Berlin";
+    const old = (await upload(co, "/upload/onestep?num_vehicles=1", [{ name: "old orders.csv", body: csv }])).body.process_id as string;
+    const final = await waitFinal(co, old);
+    expect(final.final.status, JSON.stringify(final)).toBe("finished");
+    const objects = async (pid: string) => [
+      ...(await env.UPLOADS.list({ prefix: `uploads/${co.id}/${pid}/` })).objects.map((o) => o.key),
+      ...((await env.UPLOADS.head(`results/${co.id}/${pid}.csv`)) ? ["result"] : []),
+    ];
+    const row = async (pid: string) => (await createDb(env.DB).select({ id: processes.id }).from(processes).where(and(eq(processes.company_id, co.id), eq(processes.id, pid)))).length;
+    expect(await objects(old)).toEqual([`uploads/${co.id}/${old}/0-old_orders.csv`, "result"]);
+    expect(await row(old)).toBe(1);
+
+    const start = Date.now();
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(start + 29 * DAY);
+    const fresh = await login(co.slug, co.dispatcher.email, co.dispatcher.password);
+    const recent = (await upload(co, "/upload/deliveryonly", [{ name: "recent.csv", body: csv }], undefined, fresh)).body.process_id as string;
+    expect(await row(recent)).toBe(1);
+
+    vi.setSystemTime(start + 31 * DAY);
+    const coordinator = env.COMPANY.getByName(`company:${co.id}`);
+    expect(await runDurableObjectAlarm(coordinator)).toBe(true);
+    expect(await objects(old)).toEqual([]);
+    expect(await row(old)).toBe(0);
+    expect(await coordinator.getProcess(old)).toBeNull();
+    expect(await row(recent)).toBe(1);
+    expect(await coordinator.getProcess(recent)).not.toBeNull();
+
+    // Through the API on the same (moved) clock: time going back would upset the rate limits' windows.
+    const later = await login(co.slug, co.dispatcher.email, co.dispatcher.password);
+    expect((await exports.default.fetch(new Request(final.final.link, { headers: { Authorization: `JWT ${later}` } }))).status).toBe(404);
+    expect((await co.api("GET", `/process/status/${old}`, { token: later })).status).toBe(404);
+    expect((await co.api("GET", `/process/status/${recent}`, { token: later })).body.final.status).toBe("finished");
   });
 
   it("rejects uploads without files, with unreadable files, and from watchers", async () => {

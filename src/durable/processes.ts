@@ -3,9 +3,11 @@
  * storage), the claim of one consumer run, the watchdog that re-runs or fails
  * a process not final by its deadline, and pruning of final records.
  */
+import { createDb } from "../worker/db/client";
 import type { RoutingJob } from "../worker/env";
 import { log } from "../worker/lib/log";
 import { formatDateTime } from "../worker/lib/time";
+import { forgetProcesses } from "../worker/services/process-records";
 import { PRUNE_DUE, WATCH_PREFIX, arm } from "./alarms";
 import type { EventOutbox } from "./event-outbox";
 import type { Host } from "./host";
@@ -264,19 +266,29 @@ export class Processes {
     }
   }
 
-  /** Deletes final process records older than the retention period (PROCESS_RETENTION_DAYS, default 30). */
+  /** Deletes final process records older than the retention period (PROCESS_RETENTION_DAYS, default 30), with their D1 rows and R2 objects. */
   async prune(now: number): Promise<void> {
     const due = await this.storage.get<number>(PRUNE_DUE);
     if (due === undefined || due > now) return;
     const retention = this.retentionMs();
     const expired = await this.storage.list<string>({ prefix: "finished:", end: finishedIndexKey(now - retention, ""), limit: PRUNE_BATCH });
-    for (const [key, pid] of expired) {
-      // A process opened again (batch routing of an upload) left an outdated index entry: only the entry goes.
-      if ((await this.storage.get<number>(finishedAtKey(pid))) === finishedAtOf(key)) {
-        await this.storage.delete([processKey(pid), ownerKey(pid), finishedAtKey(pid), watchKey(pid)]);
+    // A process opened again (batch routing of an upload) left an outdated index entry: only the entry goes.
+    const ended: string[] = [];
+    for (const [key, pid] of expired) if ((await this.storage.get<number>(finishedAtKey(pid))) === finishedAtOf(key)) ended.push(pid);
+    const companyId = await this.host.companyId();
+    if (ended.length && companyId !== undefined) {
+      // Their D1 rows and R2 objects go first; while the company moves between shards, that waits.
+      if ((await this.host.placement()).readOnly) return void (await this.storage.put(PRUNE_DUE, now + PRUNE_SPACING_MS));
+      const env = await this.host.shardEnv();
+      try {
+        await forgetProcesses(env, createDb(env.DB), companyId, ended);
+      } catch (err) {
+        // The records stay and the next run (an hour on) tries again; the alarm's other work is not held up.
+        log("error", "final processes not pruned yet; the next run tries again", { company_id: companyId, processes: ended.length, error: err });
+        return void (await this.storage.put(PRUNE_DUE, now + PRUNE_SPACING_MS));
       }
-      await this.storage.delete(key);
     }
+    await this.host.deleteKeys([...ended.flatMap((pid) => [processKey(pid), ownerKey(pid), finishedAtKey(pid), watchKey(pid)]), ...expired.keys()]);
     const [oldest] = (await this.storage.list<string>({ prefix: "finished:", limit: 1 })).keys();
     if (oldest === undefined) {
       await this.storage.delete(PRUNE_DUE);

@@ -16,6 +16,7 @@ import { SHEET_LIMITS, SpreadsheetError, readSpreadsheet } from "../lib/spreadsh
 import { type DeliveryDataItem, importDeliveries } from "./delivery-import";
 import { companyStub } from "./live";
 import { dispatchOutbox, outboxInsert } from "./outbox";
+import { resultKey, uploadKey } from "./process-records";
 import { type RoutingOptions, prepareRouting, runRouting, waitingRouting } from "./routing";
 import { routingDeadline, uploadDeadline } from "./routing-budget";
 
@@ -106,7 +107,7 @@ export async function uploadOneStep(env: Env, db: Db, company: Company, userId: 
   await readRows(files, company.timezone); // unreadable files and files without data rows are refused now, not in the background
   const processId = crypto.randomUUID();
   const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
-  const stored = files.map((f, i) => ({ key: `uploads/${company.id}/${processId}/${i}-${f.name.replace(/[^\w.-]+/g, "_")}`, name: f.name }));
+  const stored = files.map((f, i) => ({ key: uploadKey(company.id, processId, i, f.name), name: f.name }));
   await Promise.all(files.map((f, i) => env.UPLOADS.put(stored[i].key, f.bytes)));
   const params: OneStepParams = { kind: "onestep", files: stored, email: email ?? user.email, options };
   await db.insert(processes).values({ id: processId, company_id: company.id, kind: "upload", params, created_by: userId });
@@ -179,8 +180,6 @@ export async function runOneStepUpload(env: Env, db: Db, { companyId, processId,
   ]);
   await dispatchOutbox(env, companyId, ids);
 }
-
-export const resultKey = (companyId: number, processId: string) => `results/${companyId}/${processId}.csv`;
 
 async function loadCompany(db: Db, companyId: number): Promise<Company> {
   const [company] = await db
