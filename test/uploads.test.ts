@@ -1,4 +1,4 @@
-import { env, runDurableObjectAlarm } from "cloudflare:test";
+import { createExecutionContext, env, runDurableObjectAlarm } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -6,6 +6,7 @@ import { instantOf } from "../src/shared/wall-clock";
 import { readCsv, readXlsx } from "../src/worker/lib/spreadsheet";
 import { createDb } from "../src/worker/db/client";
 import { processes } from "../src/worker/db/schema";
+import worker from "../src/worker/index";
 import { ORIGIN, OPERATOR, type TestCompany, call, createCompany, login, tomorrowAt } from "./helpers";
 import { zip } from "./zip";
 import { csvCell } from "../src/worker/lib/csv";
@@ -206,6 +207,26 @@ describe("uploads", () => {
     expect((await exports.default.fetch(new Request(final.final.link, { headers: { Authorization: `JWT ${later}` } }))).status).toBe(404);
     expect((await co.api("GET", `/process/status/${old}`, { token: later })).status).toBe(404);
     expect((await co.api("GET", `/process/status/${recent}`, { token: later })).body.final.status).toBe("finished");
+  });
+
+  it("a one-step upload whose files cannot all be stored answers 500 and leaves no file and no process behind", async () => {
+    const co = await createCompany();
+    let puts = 0;
+    const flaky = {
+      put: async (key: string, value: Uint8Array) => {
+        if (++puts === 2) throw new Error("R2 is unavailable");
+        return env.UPLOADS.put(key, value);
+      },
+      delete: (keys: string | string[]) => env.UPLOADS.delete(keys),
+    };
+    const form = new FormData();
+    for (const name of ["a.csv", "b.csv", "c.csv"]) form.append("file[]", new File(["custom_id;PLZ;Ort\nF-1;10115;Berlin"], name));
+    const request = new Request(`${ORIGIN}/${co.slug}/api/upload/onestep?num_vehicles=1`, { method: "POST", headers: { Authorization: `JWT ${co.dispatcher.token}` }, body: form });
+    const res = await worker.fetch(request, { ...env, UPLOADS: flaky } as never, createExecutionContext());
+    expect(res.status).toBe(500);
+    expect(puts).toBe(3);
+    expect((await env.UPLOADS.list({ prefix: `uploads/${co.id}/` })).objects).toEqual([]);
+    expect(await createDb(env.DB).select({ id: processes.id }).from(processes).where(eq(processes.company_id, co.id))).toEqual([]);
   });
 
   it("rejects uploads without files, with unreadable files, and from watchers", async () => {

@@ -108,20 +108,30 @@ export async function uploadOneStep(env: Env, db: Db, company: Company, userId: 
   const processId = crypto.randomUUID();
   const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
   const stored = files.map((f, i) => ({ key: uploadKey(company.id, processId, i, f.name), name: f.name }));
-  await Promise.all(files.map((f, i) => env.UPLOADS.put(stored[i].key, f.bytes)));
-  const params: OneStepParams = { kind: "onestep", files: stored, email: email ?? user.email, options };
-  await db.insert(processes).values({ id: processId, company_id: company.id, kind: "upload", params, created_by: userId });
   const job: RoutingJob = { processId, companyId: company.id, kind: "upload", apiBase };
-  await companyStub(env, company.id).createProcess(
-    processId,
-    {
-      import_deliveries: processRecord("waiting"),
-      cluster_deliveries: processRecord(options.preclustered ? "waiting" : "skipped"),
-      routing: processRecord("waiting"),
-      final: processRecord("waiting"),
-    },
-    { job, deadline: uploadDeadline() },
-  );
+  try {
+    // Every put settled before a failure is handled: one still in flight would store a file after the clean-up.
+    const puts = await Promise.allSettled(files.map((f, i) => env.UPLOADS.put(stored[i].key, f.bytes)));
+    for (const put of puts) if (put.status === "rejected") throw put.reason;
+    const params: OneStepParams = { kind: "onestep", files: stored, email: email ?? user.email, options };
+    await db.insert(processes).values({ id: processId, company_id: company.id, kind: "upload", params, created_by: userId });
+    await companyStub(env, company.id).createProcess(
+      processId,
+      {
+        import_deliveries: processRecord("waiting"),
+        cluster_deliveries: processRecord(options.preclustered ? "waiting" : "skipped"),
+        routing: processRecord("waiting"),
+        final: processRecord("waiting"),
+      },
+      { job, deadline: uploadDeadline() },
+    );
+  } catch (err) {
+    // Without a process record nothing would ever prune what was stored (the client got no process id).
+    await env.UPLOADS.delete(stored.map((f) => f.key)).catch(() => undefined);
+    await db.delete(processes).where(and(eq(processes.company_id, company.id), eq(processes.id, processId))).catch(() => undefined);
+    throw err;
+  }
+  // From here the record's watchdog queues the job again if this message is lost.
   await env.ROUTING_QUEUE.send(job);
   return processId;
 }
