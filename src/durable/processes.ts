@@ -277,15 +277,16 @@ export class Processes {
     for (const [key, pid] of expired) if ((await this.storage.get<number>(finishedAtKey(pid))) === finishedAtOf(key)) ended.push(pid);
     const companyId = await this.host.companyId();
     if (ended.length && companyId !== undefined) {
-      // Their D1 rows and R2 objects go first; while the company moves between shards, that waits.
-      if ((await this.host.placement()).readOnly) return void (await this.storage.put(PRUNE_DUE, now + PRUNE_SPACING_MS));
+      // Their D1 rows and R2 objects go first. While the company moves between shards, or when that
+      // fails, the records stay and the next run (an hour on) tries again; the alarm's other work goes on.
+      const retryLater = () => this.storage.put(PRUNE_DUE, now + PRUNE_SPACING_MS);
+      if ((await this.host.placement()).readOnly) return retryLater();
       const env = await this.host.shardEnv();
       try {
         await forgetProcesses(env, createDb(env.DB), companyId, ended);
       } catch (err) {
-        // The records stay and the next run (an hour on) tries again; the alarm's other work is not held up.
         log("error", "final processes not pruned yet; the next run tries again", { company_id: companyId, processes: ended.length, error: err });
-        return void (await this.storage.put(PRUNE_DUE, now + PRUNE_SPACING_MS));
+        return retryLater();
       }
     }
     await this.host.deleteKeys([...ended.flatMap((pid) => [processKey(pid), ownerKey(pid), finishedAtKey(pid), watchKey(pid)]), ...expired.keys()]);
