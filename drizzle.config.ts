@@ -4,6 +4,6 @@ import { defineConfig } from "drizzle-kit";
 // (`wrangler d1 migrations apply`) and the tests read them.
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/worker/db/schema.ts",
+  schema: "./src/core/db/schema.ts",
   out: "./migrations",
 });

@@ -43,7 +43,7 @@ const N = { positions: Number(values.positions), deliveries: Number(values.deliv
  * `driver.position`: positions then stay out of the event log).
  */
 const DAY = { positions: (9 * 3600) / 10, stops: 100, routes: 2, messagesPerStop: 2, eventsPerStop: 3, eventsPerRoute: 3, webhookEndpoints: 1 };
-/** Retention of src/worker/services/retention.ts (days kept; positions: the default position_retention_days, and a shorter setting). Deliveries and routes are kept. */
+/** Retention of src/core/services/retention.ts (days kept; positions: the default position_retention_days, and a shorter setting). Deliveries and routes are kept. */
 const KEEP = { driver_tracking: 30, events: 7, outbox: 30, webhook_deliveries: 30 };
 const SHORT_POSITIONS = 7;
 const LIMIT = 10 * 1024 ** 3;

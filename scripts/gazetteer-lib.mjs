@@ -1,6 +1,6 @@
 // Pure helpers of the gazetteer / postal-area build (scripts/build-gazetteer.mjs).
 // Imports only the worker's own place-name folding; the unit tests in test/geo import this file inside workerd.
-import { placeKey } from "../src/worker/geo/normalize.ts";
+import { placeKey } from "../src/core/geo/normalize.ts";
 
 /** The `place_key` folding: the worker's own function, so stored keys and lookups cannot drift apart. */
 export { placeKey };

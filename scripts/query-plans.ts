@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { getPlatformProxy } from "wrangler";
-import { createDb } from "../src/worker/db/client";
+import { createDb } from "../src/core/db/client";
 import { type PlanRow, TENANT_TABLES, catalogue, formatPlan, planProblems } from "../test/query-catalogue";
 
 const { values } = parseArgs({

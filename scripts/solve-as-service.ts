@@ -17,7 +17,7 @@
  */
 import { readFileSync } from "node:fs";
 import { check, parseSolomon, type Problem, type Progress, solomonProblem, solveSync } from "../src/solver";
-import { buildProblem, type RoutingParams } from "../src/worker/domain/routing-plan";
+import { buildProblem, type RoutingParams } from "../src/core/domain/routing-plan";
 import { METRES_PER_UNIT, parseInstance, routingRequest } from "./gh-deliveries.mjs";
 
 function arg(name: string): string | undefined {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { searchMatchExpression, translateSearchQuery } from "../src/worker/services/address-search";
+import { searchMatchExpression, translateSearchQuery } from "../src/core/services/address-search";
 import { type TestCompany, createCompany } from "./helpers";
 
 describe("search query translation", () => {

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { haversineMeters } from "../src/worker/geo";
+import { haversineMeters } from "../src/core/geo";
 import { type TestCompany, call, createCompany } from "./helpers";
 
 const q = (query: object) => `q=${encodeURIComponent(JSON.stringify(query))}`;

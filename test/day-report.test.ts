@@ -1,10 +1,10 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addDays, dayAt, instantOf } from "../src/shared/wall-clock";
-import { createDb } from "../src/worker/db/client";
-import { readCsv, readXlsx } from "../src/worker/lib/spreadsheet";
-import { formatDateTime } from "../src/worker/lib/time";
-import { archiveOldPositions } from "../src/worker/services/position-archive";
+import { createDb } from "../src/core/db/client";
+import { readCsv, readXlsx } from "../src/core/lib/spreadsheet";
+import { formatDateTime } from "../src/core/lib/time";
+import { archiveOldPositions } from "../src/core/services/position-archive";
 import { type TestCompany, call, createCompany, insertAddress, routeAndStart } from "./helpers";
 
 const TZ = "Europe/Berlin";

@@ -6,11 +6,11 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { speedFactorAt } from "../src/solver/matrix";
-import { trafficFactorAt } from "../src/worker/domain/eta";
-import { excelSerialToIso } from "../src/worker/lib/spreadsheet";
-import { renderMessage } from "../src/worker/services/message-templates";
+import { trafficFactorAt } from "../src/core/domain/eta";
+import { excelSerialToIso } from "../src/core/lib/spreadsheet";
+import { renderMessage } from "../src/core/services/message-templates";
 import { renderTrackingPage } from "../src/worker/tracking-page";
-import { localTrafficProfile } from "../src/worker/domain/routing-plan";
+import { localTrafficProfile } from "../src/core/domain/routing-plan";
 import { createCompany, insertAddress } from "./helpers";
 
 const realNow = Date.now;

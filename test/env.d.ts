@@ -1,4 +1,4 @@
-import type { Env as WorkerEnv } from "../src/worker/env";
+import type { Env as WorkerEnv } from "../src/core/env";
 
 declare global {
   namespace Cloudflare {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ETA_WINDOW, estimateArrivals, trafficFactorAt } from "../src/worker/domain/eta";
-import { localTrafficProfile } from "../src/worker/domain/routing-plan";
+import { ETA_WINDOW, estimateArrivals, trafficFactorAt } from "../src/core/domain/eta";
+import { localTrafficProfile } from "../src/core/domain/routing-plan";
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 

@@ -1,5 +1,5 @@
 /**
- * The hot reads answer JSON that SQLite builds (src/worker/db/json.ts):
+ * The hot reads answer JSON that SQLite builds (src/core/db/json.ts):
  * `GET /delivery`, `GET /route/<id>` (and the route lifecycle answers),
  * `GET /driverposition`. Each must be exactly what the JavaScript presenters
  * answer for the same rows elsewhere in the API (`GET /delivery/<id>`,
@@ -8,10 +8,10 @@
  * must escape. A column added to the schema shows up in both or the test fails.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { AddressSchema } from "../src/worker/services/addresses";
-import { DeliverySchema } from "../src/worker/services/deliveries";
-import { RouteSchema } from "../src/worker/services/route-records";
-import { PositionRecordSchema } from "../src/worker/services/tracking-positions";
+import { AddressSchema } from "../src/core/services/addresses";
+import { DeliverySchema } from "../src/core/services/deliveries";
+import { RouteSchema } from "../src/core/services/route-records";
+import { PositionRecordSchema } from "../src/core/services/tracking-positions";
 import { type TestCompany, createCompany } from "./helpers";
 
 const q = (value: unknown) => `q=${encodeURIComponent(JSON.stringify(value))}`;

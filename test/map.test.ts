@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { DEMO_ATTRIBUTION, DEMO_BOUNDS, demoArchive, encodeTile, tilesOf, writePmtiles } from "../scripts/pmtiles-lib.mjs";
-import { DEFAULT_ARCHIVE_KEY, mapConfig, rasterTile } from "../src/worker/services/basemap";
+import { DEFAULT_ARCHIVE_KEY, mapConfig, rasterTile } from "../src/core/services/basemap";
 import { ORIGIN, call } from "./helpers";
 
 /** The demo depot (Invalidenstraße, Berlin) and its tile at zoom 13. */

@@ -1,7 +1,7 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/worker/index";
-import { OUTBOX_MAX_ATTEMPTS } from "../src/worker/services/outbox";
+import { OUTBOX_MAX_ATTEMPTS } from "../src/core/services/outbox";
 import { OPERATOR, type TestCompany, call, createCompany, insertAddress, routeAndStart, tomorrowAt } from "./helpers";
 
 interface OutboxRow {

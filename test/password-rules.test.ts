@@ -1,6 +1,6 @@
 /** Password rules through the API: minimum length and the common passwords, at registration and when the operator sets one. */
 import { describe, expect, it } from "vitest";
-import { PASSWORD_MIN_LENGTH } from "../src/worker/lib/password-rules";
+import { PASSWORD_MIN_LENGTH } from "../src/core/lib/password-rules";
 import { OPERATOR, call, createCompany } from "./helpers";
 
 const REFUSED = ["short pw", "Summer2026!", "Passwort123456", "password1234", "1234567890", "qwertz123456", "aaaaaaaaaaaa", "abababababab", "!!!!!!!!!!!!", "Fussball2026"];

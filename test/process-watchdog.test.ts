@@ -9,11 +9,11 @@ import { exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { type ProcessState, processRecord } from "../src/durable/processes";
-import { createDb } from "../src/worker/db/client";
-import { companies, users } from "../src/worker/db/schema";
-import type { RoutingJob } from "../src/worker/env";
+import { createDb } from "../src/core/db/client";
+import { companies, users } from "../src/core/db/schema";
+import type { RoutingJob } from "../src/core/env";
 import worker from "../src/worker/index";
-import { startRouting } from "../src/worker/services/routing";
+import { startRouting } from "../src/core/services/routing";
 import { ORIGIN, type TestCompany, createCompany, insertAddress, until } from "./helpers";
 
 const MINUTE = 60_000;

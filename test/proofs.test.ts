@@ -2,7 +2,7 @@ import { createScheduledController, env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/worker/index";
-import { FAR_FROM_ADDRESS_METERS, PROOF_LIMITS } from "../src/worker/services/proofs";
+import { FAR_FROM_ADDRESS_METERS, PROOF_LIMITS } from "../src/core/services/proofs";
 import { ORIGIN, OPERATOR, type TestCompany, call, createCompany, insertAddress, routeAndStart, tomorrowAt } from "./helpers";
 
 const DAY = 86_400_000;
@@ -244,7 +244,7 @@ describe("proof of delivery", () => {
   });
 });
 
-describe("image checks (src/worker/lib/images.ts)", () => {
+describe("image checks (src/core/lib/images.ts)", () => {
   const riff = (chunks: [string, number[]][]) => {
     const body = chunks.flatMap(([name, data]) => {
       const size = data.length;
@@ -257,13 +257,13 @@ describe("image checks (src/worker/lib/images.ts)", () => {
   const vp8x = [0, 0, 0, 0, 0x1f, 0x03, 0, 0x57, 0x02, 0];
 
   it("reads WebP dimensions and refuses a WebP carrying EXIF", async () => {
-    const { checkImage, ImageError } = await import("../src/worker/lib/images");
+    const { checkImage, ImageError } = await import("../src/core/lib/images");
     expect(checkImage(riff([["VP8X", vp8x], ["VP8L", [0x2f, 0, 0, 0, 0]]]), 4096)).toMatchObject({ type: "image/webp", width: 800, height: 600 });
     expect(() => checkImage(riff([["VP8X", vp8x], ["EXIF", [1, 2, 3, 4]]]), 4096)).toThrow(ImageError);
   });
 
   it("strips PNG text chunks, refuses images beyond the side limit and files that only claim to be images", async () => {
-    const { checkImage, ImageError } = await import("../src/worker/lib/images");
+    const { checkImage, ImageError } = await import("../src/core/lib/images");
     const text = [..."Comment\0GPS 52.5 13.4"].map((c) => c.charCodeAt(0));
     const chunk = [0, 0, 0, text.length, ..."tEXt"].map((c) => (typeof c === "string" ? c.charCodeAt(0) : c)).concat(text, [0, 0, 0, 0]);
     const withText = Uint8Array.from([...PNG.slice(0, 33), ...chunk, ...PNG.slice(33)]);

@@ -8,22 +8,22 @@
  */
 import { and, eq, getTableName, is } from "drizzle-orm";
 import { SQLiteTable } from "drizzle-orm/sqlite-core";
-import { type JsonListSpec, type ListSpec, listStatements } from "../src/worker/db/list";
-import * as schema from "../src/worker/db/schema";
-import { addresses, driverAvailabilities, driverTracking, outbox, postalAreas, routes, tourAreas, users, vehicles } from "../src/worker/db/schema";
-import type { Db } from "../src/worker/env";
-import type { FieldMap, FieldSpec, RelationSpec } from "../src/worker/lib/filters";
+import { type JsonListSpec, type ListSpec, listStatements } from "../src/core/db/list";
+import * as schema from "../src/core/db/schema";
+import { addresses, driverAvailabilities, driverTracking, outbox, postalAreas, routes, tourAreas, users, vehicles } from "../src/core/db/schema";
+import type { Db } from "../src/core/env";
+import type { FieldMap, FieldSpec, RelationSpec } from "../src/core/lib/filters";
 import { userFields } from "../src/worker/routes/company";
 import { outboxFields } from "../src/worker/routes/operator";
 import { updateableScope } from "../src/worker/routes/routes";
-import { addressFields, addressScope } from "../src/worker/services/address-records";
-import { deliveryList } from "../src/worker/services/deliveries";
-import { availabilityFields } from "../src/worker/services/driver-availability";
-import { driverFields, driverScope, positionList } from "../src/worker/services/drivers";
-import { routeFields, routeRecordStatements, routeScope } from "../src/worker/services/route-records";
-import { plzAreaFields, tourAreaFields } from "../src/worker/services/tour-areas";
-import { trackingFields } from "../src/worker/services/tracking-positions";
-import { vehicleFields } from "../src/worker/services/vehicle-records";
+import { addressFields, addressScope } from "../src/core/services/address-records";
+import { deliveryList } from "../src/core/services/deliveries";
+import { availabilityFields } from "../src/core/services/driver-availability";
+import { driverFields, driverScope, positionList } from "../src/core/services/drivers";
+import { routeFields, routeRecordStatements, routeScope } from "../src/core/services/route-records";
+import { plzAreaFields, tourAreaFields } from "../src/core/services/tour-areas";
+import { trackingFields } from "../src/core/services/tracking-positions";
+import { vehicleFields } from "../src/core/services/vehicle-records";
 
 export interface CatalogueQuery {
   /** e.g. `GET /delivery  filter status ==`. */

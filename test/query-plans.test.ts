@@ -6,7 +6,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createDb } from "../src/worker/db/client";
+import { createDb } from "../src/core/db/client";
 import { type PlanRow, TENANT_TABLES, catalogue, formatPlan, planProblems } from "./query-catalogue";
 
 const db = createDb(env.DB);

@@ -1,9 +1,9 @@
 import { createScheduledController, env } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/worker/index";
-import { BATCH, EVENT_REPLAY_DAYS, MAX_BATCHES, OUTBOX_DAYS, ROUTE_DAYS, WEBHOOK_DELIVERY_DAYS } from "../src/worker/services/retention";
+import { BATCH, EVENT_REPLAY_DAYS, MAX_BATCHES, OUTBOX_DAYS, ROUTE_DAYS, WEBHOOK_DELIVERY_DAYS } from "../src/core/services/retention";
 import { addDays, dayAt, dayBounds } from "../src/shared/wall-clock";
-import { MAX_DRIVER_DAYS } from "../src/worker/services/position-archive";
+import { MAX_DRIVER_DAYS } from "../src/core/services/position-archive";
 import { OPERATOR, type TestCompany, call, createCompany, insertAddress, routeAndStart } from "./helpers";
 
 const DAY = 86_400_000;

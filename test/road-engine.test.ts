@@ -1,7 +1,7 @@
 import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../src/worker/index";
-import { roadEngine, withRoadMatrices } from "../src/worker/services/road-engine";
+import { roadEngine, withRoadMatrices } from "../src/core/services/road-engine";
 import { createCompany, insertAddress } from "./helpers";
 
 /** A fake OSRM: duration = 10 x |i - j| over global point indices, distance = 100 x that. */

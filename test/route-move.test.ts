@@ -5,9 +5,9 @@
 import { env } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { createDb } from "../src/worker/db/client";
-import { companies, users } from "../src/worker/db/schema";
-import { runRouting, startRouting } from "../src/worker/services/routing";
+import { createDb } from "../src/core/db/client";
+import { companies, users } from "../src/core/db/schema";
+import { runRouting, startRouting } from "../src/core/services/routing";
 import { ORIGIN, type TestCompany, createCompany, insertAddress, tomorrowAt } from "./helpers";
 
 interface Route {

@@ -9,11 +9,11 @@
 import { createExecutionContext, createMessageBatch, env, getQueueResult, runDurableObjectAlarm } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { createDb } from "../src/worker/db/client";
-import { companies, users } from "../src/worker/db/schema";
-import type { RoutingMessage, RoutingPartJob } from "../src/worker/env";
+import { createDb } from "../src/core/db/client";
+import { companies, users } from "../src/core/db/schema";
+import type { RoutingMessage, RoutingPartJob } from "../src/core/env";
 import worker from "../src/worker/index";
-import { startRouting } from "../src/worker/services/routing";
+import { startRouting } from "../src/core/services/routing";
 import { ORIGIN, type TestCompany, createCompany, tomorrowAt, until } from "./helpers";
 
 /** A seeded scatter over Berlin with two-hour windows tomorrow and loads 1-3. */

@@ -7,7 +7,7 @@ import { createExecutionContext, createScheduledController, env } from "cloudfla
 import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/worker/index";
-import { ID_BLOCK } from "../src/worker/db/shards";
+import { ID_BLOCK } from "../src/core/db/shards";
 import { OPERATOR, ORIGIN, type TestCompany, call, createCompany } from "./helpers";
 
 const shard1 = env.DB_SHARD_1!;

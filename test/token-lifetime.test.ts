@@ -6,7 +6,7 @@
 import { env } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { USER_RECHECK_MS } from "../src/worker/lib/tokens";
+import { USER_RECHECK_MS } from "../src/core/lib/tokens";
 import { ORIGIN, type TestCompany, call, createCompany, login } from "./helpers";
 
 /** A websocket of the live channel with the messages it got and its close code once closed. */

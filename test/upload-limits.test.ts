@@ -5,7 +5,7 @@
  */
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { SHEET_LIMITS, readXlsx } from "../src/worker/lib/spreadsheet";
+import { SHEET_LIMITS, readXlsx } from "../src/core/lib/spreadsheet";
 import { ORIGIN, type TestCompany, createCompany } from "./helpers";
 import { bombWorkbook, sheetWorkbook, zeroBomb, zip } from "./zip";
 

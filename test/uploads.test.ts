@@ -3,13 +3,13 @@ import { exports } from "cloudflare:workers";
 import { and, eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { instantOf } from "../src/shared/wall-clock";
-import { readCsv, readXlsx } from "../src/worker/lib/spreadsheet";
-import { createDb } from "../src/worker/db/client";
-import { processes } from "../src/worker/db/schema";
+import { readCsv, readXlsx } from "../src/core/lib/spreadsheet";
+import { createDb } from "../src/core/db/client";
+import { processes } from "../src/core/db/schema";
 import worker from "../src/worker/index";
 import { ORIGIN, OPERATOR, type TestCompany, call, createCompany, login, tomorrowAt } from "./helpers";
 import { zip } from "./zip";
-import { csvCell } from "../src/worker/lib/csv";
+import { csvCell } from "../src/core/lib/csv";
 
 /** An XLSX workbook with shared strings, an inline string, numbers and a date serial. */
 /** Tomorrow 09:00 on the wall clock as an Excel date serial (days since 1899-12-30, no zone). */

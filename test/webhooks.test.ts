@@ -4,11 +4,11 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../src/worker/index";
 import { eq } from "drizzle-orm";
-import { createDb } from "../src/worker/db/client";
-import { companies, users } from "../src/worker/db/schema";
-import type { Db } from "../src/worker/env";
-import { type PublishedEvent, eventTypeOf } from "../src/worker/services/events";
-import { applyLifecycleOp } from "../src/worker/services/route-lifecycle";
+import { createDb } from "../src/core/db/client";
+import { companies, users } from "../src/core/db/schema";
+import type { Db } from "../src/core/env";
+import { type PublishedEvent, eventTypeOf } from "../src/core/services/events";
+import { applyLifecycleOp } from "../src/core/services/route-lifecycle";
 import { ORIGIN, OPERATOR, type TestCompany, call, createCompany, insertAddress, routeAndStart, tomorrowAt } from "./helpers";
 
 interface Received {

@@ -1,11 +1,11 @@
 /**
  * Route and delivery state changes (contract.md §5), one at a time per
- * company. The logic is src/worker/services/route-lifecycle.ts.
+ * company. The logic is src/core/services/route-lifecycle.ts.
  */
-import { createDb } from "../worker/db/client";
-import { RouteStatus } from "../worker/domain/states";
-import { storeRouteReports } from "../worker/services/day-report";
-import { type LifecycleOp, type LifecycleOutcome, applyLifecycleOp } from "../worker/services/route-lifecycle";
+import { createDb } from "../core/db/client";
+import { RouteStatus } from "../core/domain/states";
+import { storeRouteReports } from "../core/services/day-report";
+import { type LifecycleOp, type LifecycleOutcome, applyLifecycleOp } from "../core/services/route-lifecycle";
 import type { EtaRefresh } from "./eta-refresh";
 import type { Host } from "./host";
 import type { LiveChannel } from "./live";

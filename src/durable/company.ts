@@ -6,9 +6,9 @@
  * beside it (src/durable/README.md).
  */
 import { DurableObject } from "cloudflare:workers";
-import type { Env, RoutingJob } from "../worker/env";
-import type { LifecycleOp, LifecycleOutcome } from "../worker/services/route-lifecycle";
-import type { PublishedEvent } from "../worker/services/events";
+import type { Env, RoutingJob } from "../core/env";
+import type { LifecycleOp, LifecycleOutcome } from "../core/services/route-lifecycle";
+import type { PublishedEvent } from "../core/services/events";
 import { arm } from "./alarms";
 import { ChangeQueue } from "./changes";
 import { EtaRefresh } from "./eta-refresh";

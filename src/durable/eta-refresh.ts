@@ -2,8 +2,8 @@
  * Periodic ETA refresh of the routes on the way (from the drivers' latest
  * positions), on the object's alarm, while any route is on the way.
  */
-import { createDb } from "../worker/db/client";
-import { updateEtas } from "../worker/services/route-lifecycle";
+import { createDb } from "../core/db/client";
+import { updateEtas } from "../core/services/route-lifecycle";
 import { ETA_DUE, arm } from "./alarms";
 import { COMPANY_ID, type Host } from "./host";
 import type { LiveChannel } from "./live";

@@ -6,9 +6,9 @@
  * webhooks. What a failure or a crash leaves in the outbox the alarm logs
  * later, in order.
  */
-import { createDb } from "../worker/db/client";
-import { log } from "../worker/lib/log";
-import { logEventOnce } from "../worker/services/events";
+import { createDb } from "../core/db/client";
+import { log } from "../core/lib/log";
+import { logEventOnce } from "../core/services/events";
 import { OUTBOX_DUE, arm } from "./alarms";
 import type { Host } from "./host";
 import type { LiveChannel, LiveEvent } from "./live";

@@ -1,5 +1,5 @@
-import { type Placement, envForCompany, placementOf } from "../worker/db/shards";
-import type { Env } from "../worker/env";
+import { type Placement, envForCompany, placementOf } from "../core/db/shards";
+import type { Env } from "../core/env";
 
 /**
  * What every concern of the coordinator works with: the object's state and

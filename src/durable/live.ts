@@ -3,14 +3,14 @@
  * (dispatchers, watchers) or `driver:<id>`, `resume` from the event log, and
  * the kick of webhook delivery runs for logged events.
  */
-import { createDb } from "../worker/db/client";
-import type { Role } from "../worker/env";
-import { tokenHolds } from "../worker/lib/tokens";
-import { type PublishedEvent, eventTypeOf, eventsAfter } from "../worker/services/events";
-import { enabledWebhooks, kickWebhooks } from "../worker/services/webhooks";
+import { createDb } from "../core/db/client";
+import type { Role } from "../core/env";
+import { tokenHolds } from "../core/lib/tokens";
+import { type PublishedEvent, eventTypeOf, eventsAfter } from "../core/services/events";
+import { enabledWebhooks, kickWebhooks } from "../core/services/webhooks";
 import type { Host } from "./host";
 
-import type { ProofSummary } from "../worker/services/proofs";
+import type { ProofSummary } from "../core/services/proofs";
 
 /** Live messages of contract.md §6. */
 export type LiveEvent =

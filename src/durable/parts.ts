@@ -1,10 +1,10 @@
 /**
  * Big plans improved in parts by several consumers
- * (src/worker/services/routing-fanout.ts): the object collects the parts'
+ * (src/core/services/routing-fanout.ts): the object collects the parts'
  * results and sends one merge job; the merge itself runs in a consumer.
  */
-import type { RoutingMergeJob } from "../worker/env";
-import { formatDateTime } from "../worker/lib/time";
+import type { RoutingMergeJob } from "../core/env";
+import { formatDateTime } from "../core/lib/time";
 import { PARTS_PREFIX, arm } from "./alarms";
 import type { Host } from "./host";
 import { type Processes, isFinal } from "./processes";

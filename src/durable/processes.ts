@@ -3,11 +3,11 @@
  * storage), the claim of one consumer run, the watchdog that re-runs or fails
  * a process not final by its deadline, and pruning of final records.
  */
-import { createDb } from "../worker/db/client";
-import type { RoutingJob } from "../worker/env";
-import { log } from "../worker/lib/log";
-import { formatDateTime } from "../worker/lib/time";
-import { forgetProcesses } from "../worker/services/process-records";
+import { createDb } from "../core/db/client";
+import type { RoutingJob } from "../core/env";
+import { log } from "../core/lib/log";
+import { formatDateTime } from "../core/lib/time";
+import { forgetProcesses } from "../core/services/process-records";
 import { PRUNE_DUE, WATCH_PREFIX, arm } from "./alarms";
 import type { EventOutbox } from "./event-outbox";
 import type { Host } from "./host";

@@ -10,7 +10,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import type { AppEnv } from "./env";
+import type { AppEnv } from "../core/env";
 import { ApiError, handleError, handleNotFound, validationHook } from "./errors";
 import { renderDocs } from "./docs";
 import { authenticate } from "./middleware/auth";

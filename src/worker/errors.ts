@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
-import { log } from "./lib/log";
+import { log } from "../core/lib/log";
 
 /** The one error body of the interface: `{code, message, fields}`. */
 export const ErrorBody = z

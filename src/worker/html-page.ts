@@ -3,7 +3,7 @@
  * login (customer tracking, registration with an emailed code): one small
  * HTML document, mobile first, no script, no external resource.
  */
-import type { Language } from "./services/company-settings";
+import type { Language } from "../core/services/company-settings";
 
 /** No script at all; inline styles only; images only inline. */
 export const SERVER_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";

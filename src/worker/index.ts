@@ -1,18 +1,18 @@
 /** Worker entry: HTTP through Hono, queue consumers, and the Durable Object class. */
 import { eq } from "drizzle-orm";
 import { createApp } from "./app";
-import type { Db, Env, NotificationJob, RoutingMessage } from "./env";
-import { createDb } from "./db/client";
-import { companies } from "./db/schema";
-import { envForShard, placementOf, shardCount, shardsInMoves } from "./db/shards";
-import { log, withQueueMessageContext } from "./lib/log";
-import { deliverOutboxMessage, failOutboxMessage } from "./services/outbox";
-import { companyStub } from "./services/live";
-import { runRouting } from "./services/routing";
-import { givePartUp, runRoutingPart } from "./services/routing-fanout";
-import { runRetention } from "./services/retention";
-import { runOneStepUpload } from "./services/uploads";
-import { type WebhookJob, deliverWebhook, webhooksBehind } from "./services/webhooks";
+import type { Db, Env, NotificationJob, RoutingMessage } from "../core/env";
+import { createDb } from "../core/db/client";
+import { companies } from "../core/db/schema";
+import { envForShard, placementOf, shardCount, shardsInMoves } from "../core/db/shards";
+import { log, withQueueMessageContext } from "../core/lib/log";
+import { deliverOutboxMessage, failOutboxMessage } from "../core/services/outbox";
+import { companyStub } from "../core/services/live";
+import { runRouting } from "../core/services/routing";
+import { givePartUp, runRoutingPart } from "../core/services/routing-fanout";
+import { runRetention } from "../core/services/retention";
+import { runOneStepUpload } from "../core/services/uploads";
+import { type WebhookJob, deliverWebhook, webhooksBehind } from "../core/services/webhooks";
 
 export { CompanyCoordinator } from "../durable/company";
 

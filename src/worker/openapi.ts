@@ -7,7 +7,7 @@ import { type RouteConfig, createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { AppEnv, Role } from "./env";
+import type { AppEnv, Role } from "../core/env";
 import { ErrorBody, forbidden } from "./errors";
 
 const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: ErrorBody } } });

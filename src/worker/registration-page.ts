@@ -4,8 +4,8 @@
  * to the app the user works in (the driver app or the dispatcher console).
  */
 import { escapeHtml, serverPage } from "./html-page";
-import { PASSWORD_MIN_LENGTH } from "./lib/password-rules";
-import type { Language } from "./services/company-settings";
+import { PASSWORD_MIN_LENGTH } from "../core/lib/password-rules";
+import type { Language } from "../core/services/company-settings";
 
 const WORDS = {
   de: {

@@ -4,11 +4,11 @@
  * it reloads itself every 30 seconds. The map is an inline SVG of the
  * destination and the driver's approximate position (no tiles needed).
  */
-import { haversineMeters } from "./geo/distance";
+import { haversineMeters } from "../core/geo/distance";
 import { escapeHtml, serverPage } from "./html-page";
-import { localDateTimeText } from "./lib/time";
-import type { Language } from "./services/company-settings";
-import type { TrackingState, TrackingView } from "./services/customer-tracking";
+import { localDateTimeText } from "../core/lib/time";
+import type { Language } from "../core/services/company-settings";
+import type { TrackingState, TrackingView } from "../core/services/customer-tracking";
 
 export const REFRESH_SECONDS = 30;
 

@@ -8,7 +8,7 @@ import { mkdirSync } from "node:fs";
 import { type Browser, type Page, chromium } from "playwright-core";
 import { afterAll, afterEach, inject } from "vitest";
 import { addDays, dayAt, instantOf } from "../../src/shared/wall-clock";
-import { formatDateTime } from "../../src/worker/lib/time";
+import { formatDateTime } from "../../src/core/lib/time";
 import type { BrowserChoice } from "./chromium";
 import { type Service, type ServiceOptions, startService } from "./service";
 

@@ -1,9 +1,9 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { haversineMeters } from "../../src/worker/geo/distance";
-import { GazetteerGeocoder } from "../../src/worker/geo/gazetteer";
-import { createGeocoder } from "../../src/worker/geo";
-import { placeKey, splitPostalcodeCity } from "../../src/worker/geo/normalize";
+import { haversineMeters } from "../../src/core/geo/distance";
+import { GazetteerGeocoder } from "../../src/core/geo/gazetteer";
+import { createGeocoder } from "../../src/core/geo";
+import { placeKey, splitPostalcodeCity } from "../../src/core/geo/normalize";
 
 // Known centres: Berlin Alexanderplatz, München Marienplatz, Hamburg Rathaus, Frankfurt Römer, Köln Dom.
 const CENTRES = {

@@ -1,8 +1,8 @@
 import { env } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createGeocoder } from "../../src/worker/geo";
-import { GazetteerGeocoder } from "../../src/worker/geo/gazetteer";
-import { D1GeocodeCache, HttpGeocoder, MemoryGeocodeCache } from "../../src/worker/geo/http";
+import { createGeocoder } from "../../src/core/geo";
+import { GazetteerGeocoder } from "../../src/core/geo/gazetteer";
+import { D1GeocodeCache, HttpGeocoder, MemoryGeocodeCache } from "../../src/core/geo/http";
 
 interface Call {
   url: URL;

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:test";
 import { booleanPointInPolygon } from "@turf/boolean-point-in-polygon";
 import { describe, expect, it } from "vitest";
-import { findPostalAreaForPoint, parseAreaGeometry, unionPostalAreas } from "../../src/worker/geo/postal-areas";
+import { findPostalAreaForPoint, parseAreaGeometry, unionPostalAreas } from "../../src/core/geo/postal-areas";
 
 describe("postal_areas data (migration 0101)", () => {
   it("one derived area per postal code with a consistent bbox", async () => {

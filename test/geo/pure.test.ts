@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { toCountryCode } from "../../src/worker/geo/country";
-import { haversineMeters } from "../../src/worker/geo/distance";
-import { cityKeyVariants } from "../../src/worker/geo/gazetteer";
-import { geocodeCacheKey } from "../../src/worker/geo/http";
-import { normalizePostalcode, placeKey } from "../../src/worker/geo/normalize";
-import { unionPostalAreas } from "../../src/worker/geo/postal-areas";
+import { toCountryCode } from "../../src/core/geo/country";
+import { haversineMeters } from "../../src/core/geo/distance";
+import { cityKeyVariants } from "../../src/core/geo/gazetteer";
+import { geocodeCacheKey } from "../../src/core/geo/http";
+import { normalizePostalcode, placeKey } from "../../src/core/geo/normalize";
+import { unionPostalAreas } from "../../src/core/geo/postal-areas";
 import * as lib from "../../scripts/gazetteer-lib.mjs";
 
 describe("toCountryCode", () => {

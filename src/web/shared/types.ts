@@ -90,7 +90,7 @@ export const DELIVERY_STATUS_LABEL: Record<number, string> = { 0: "open", 1: "pl
 /** A symbol per delivery status, so that status never depends on colour alone. */
 export const DELIVERY_STATUS_SYMBOL: Record<number, string> = { 0: "○", 1: "●", 2: "✓", 3: "✗", 4: "–" };
 
-/** What an event says of a delivery's proof (src/worker/services/proofs.ts `ProofSummary`). */
+/** What an event says of a delivery's proof (src/core/services/proofs.ts `ProofSummary`). */
 export interface ProofSummary {
   photo: boolean;
   signature: boolean;

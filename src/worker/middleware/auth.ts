@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../../core/env";
 import { forbidden } from "../errors";
-import { verifyToken } from "../lib/tokens";
+import { verifyToken } from "../../core/lib/tokens";
 
 /**
  * Second link: `Authorization: JWT <token>` (exact prefix; `Bearer` is

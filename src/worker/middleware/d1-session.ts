@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
-import { createDb } from "../db/client";
-import type { AppEnv } from "../env";
+import { createDb } from "../../core/db/client";
+import type { AppEnv } from "../../core/env";
 import { unprocessable } from "../errors";
 
 /** Request and response header carrying a D1 session bookmark (README "Reads from the nearest replica"). */

@@ -1,8 +1,8 @@
 import { createMiddleware } from "hono/factory";
-import { createDb } from "../db/client";
-import type { AppEnv } from "../env";
+import { createDb } from "../../core/db/client";
+import type { AppEnv } from "../../core/env";
 import { forbidden } from "../errors";
-import { constantTimeEqual } from "../lib/crypto";
+import { constantTimeEqual } from "../../core/lib/crypto";
 
 /** Operator endpoints sit outside tenancy, behind `Authorization: Bearer <OPERATOR_TOKEN>`. */
 export const operatorAuth = createMiddleware<AppEnv>(async (c, next) => {

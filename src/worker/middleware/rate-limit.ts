@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../../core/env";
 import { ApiError } from "../errors";
 
 /** The interface's limit: requests per second per company (`RATE_LIMIT_PER_SECOND` overrides it, e.g. for load benchmarks). */

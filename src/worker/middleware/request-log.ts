@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../env";
-import { log, withRequestContext } from "../lib/log";
+import type { AppEnv } from "../../core/env";
+import { log, withRequestContext } from "../../core/lib/log";
 
 /** A request id a client or proxy may send along; anything else is replaced by a fresh one. */
 const CLIENT_ID = /^[\w.:-]{1,64}$/;

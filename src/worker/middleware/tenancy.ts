@@ -1,11 +1,11 @@
 import { eq } from "drizzle-orm";
 import { createMiddleware } from "hono/factory";
-import { createDb } from "../db/client";
-import { companies } from "../db/schema";
-import { DIRECTORY_CACHE_MS, directoryEntry, envForShard, shardBinding } from "../db/shards";
-import type { AppEnv, Company, Db, Env } from "../env";
+import { createDb } from "../../core/db/client";
+import { companies } from "../../core/db/schema";
+import { DIRECTORY_CACHE_MS, directoryEntry, envForShard, shardBinding } from "../../core/db/shards";
+import type { AppEnv, Company, Db, Env } from "../../core/env";
 import { ApiError, forbidden } from "../errors";
-import { setLogSlug } from "../lib/log";
+import { setLogSlug } from "../../core/lib/log";
 
 export const SLUG = /^[a-z0-9][a-z0-9-]{1,39}$/;
 

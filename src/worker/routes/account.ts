@@ -2,16 +2,16 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
-import { companies } from "../db/schema";
-import type { AppEnv } from "../env";
+import { companies } from "../../core/db/schema";
+import type { AppEnv } from "../../core/env";
 import { ApiError, forbidden, validationHook } from "../errors";
 import { SERVER_PAGE_HEADERS } from "../html-page";
-import { PASSWORD_MIN_LENGTH } from "../lib/password-rules";
+import { PASSWORD_MIN_LENGTH } from "../../core/lib/password-rules";
 import { renderRegistrationDone, renderRegistrationForm } from "../registration-page";
-import type { Language } from "../services/company-settings";
+import type { Language } from "../../core/services/company-settings";
 import { errorResponses, jsonBody, jsonResponse } from "../openapi";
-import { Email, Password, UserSchema, login, presentUser, register } from "../services/users";
-import { throttledAttempt } from "../services/credential-attempts";
+import { Email, Password, UserSchema, login, presentUser, register } from "../../core/services/users";
+import { throttledAttempt } from "../credential-attempts";
 
 const auth = createRoute({
   method: "post",

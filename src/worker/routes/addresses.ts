@@ -1,11 +1,11 @@
 /** Addresses: list, one, create (geocoding), change (re-geocoding), reverse lookup, full-text search. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { allOnOnePage, listObjects } from "../db/list";
-import { addresses } from "../db/schema";
-import type { AppEnv } from "../env";
+import { allOnOnePage, listObjects } from "../../core/db/list";
+import { addresses } from "../../core/db/schema";
+import type { AppEnv } from "../../core/env";
 import { unprocessable, validationHook } from "../errors";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { AddressInput } from "../services/address-input";
+import { AddressInput } from "../../core/services/address-input";
 import {
   NEAREST_ADDRESS_METERS,
   addressFields,
@@ -15,9 +15,9 @@ import {
   nearestAddress,
   reverseGeocode,
   updateAddress,
-} from "../services/address-records";
-import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, searchAddresses } from "../services/address-search";
-import { AddressDetailSchema, type AddressRow, presentAddressDetails } from "../services/addresses";
+} from "../../core/services/address-records";
+import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, searchAddresses } from "../../core/services/address-search";
+import { AddressDetailSchema, type AddressRow, presentAddressDetails } from "../../core/services/addresses";
 
 const DETAIL_NOTE =
   "Every address carries `deliverylocations` (ids of the deliveries delivering to it) and `source_for_deliveries` " +

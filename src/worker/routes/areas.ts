@@ -1,14 +1,14 @@
 /** Postal-code areas, the point lookup, and the company's tour areas (dispatch-api.md "Addresses and areas"). */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { listObjects } from "../db/list";
+import { listObjects } from "../../core/db/list";
 import type { Context } from "hono";
 import { eq } from "drizzle-orm";
-import { postalAreas, tourAreas } from "../db/schema";
-import type { AppEnv } from "../env";
+import { postalAreas, tourAreas } from "../../core/db/schema";
+import type { AppEnv } from "../../core/env";
 import { validationHook } from "../errors";
-import { findPostalAreaForPoint } from "../geo";
+import { findPostalAreaForPoint } from "../../core/geo";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { AreaGeometrySchema } from "../services/area-geometry";
+import { AreaGeometrySchema } from "../../core/services/area-geometry";
 import {
   type AreaCtx,
   PlzAreaIndexSchema,
@@ -25,7 +25,7 @@ import {
   tourAreaIdsOf,
   tourAreaFields,
   updateTourArea,
-} from "../services/tour-areas";
+} from "../../core/services/tour-areas";
 
 /** Page size cap of the postal-code area list (dispatch-api.md: at most 10 per page). */
 export const PLZAREA_MAX_PER_PAGE = 10;

@@ -1,9 +1,9 @@
 /** Driver availability windows: CRUD and merge. Drivers may read all windows and change only their own. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { listObjects } from "../db/list";
+import { listObjects } from "../../core/db/list";
 import { and, eq } from "drizzle-orm";
-import { driverAvailabilities } from "../db/schema";
-import type { AppEnv, AuthUser, Db } from "../env";
+import { driverAvailabilities } from "../../core/db/schema";
+import type { AppEnv, AuthUser, Db } from "../../core/env";
 import { forbidden, notFound, unprocessable, validationHook } from "../errors";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import {
@@ -14,8 +14,8 @@ import {
   availabilityFields,
   mergeAvailability,
   presentAvailability,
-} from "../services/driver-availability";
-import { assertCompanyDrivers } from "../services/drivers";
+} from "../../core/services/driver-availability";
+import { assertCompanyDrivers } from "../../core/services/drivers";
 
 const SELF_OR_DISPATCHER = ["dispatcher", "driver"] as const;
 

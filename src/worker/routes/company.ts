@@ -1,15 +1,15 @@
 /** The company record, its centre address, dispatchers, and inviting users. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { allOnOnePage, listObjects } from "../db/list";
+import { allOnOnePage, listObjects } from "../../core/db/list";
 import { and, eq } from "drizzle-orm";
-import { addresses, companies, users } from "../db/schema";
-import type { AppEnv } from "../env";
+import { addresses, companies, users } from "../../core/db/schema";
+import type { AppEnv } from "../../core/env";
 import { notFound, validationHook } from "../errors";
-import type { FieldMap } from "../lib/filters";
+import type { FieldMap } from "../../core/lib/filters";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { AddressSchema, presentAddress } from "../services/addresses";
-import { Email, UserSchema, type UserRow, inviteUser, presentUser } from "../services/users";
-import { CompanySettings } from "../services/company-settings";
+import { AddressSchema, presentAddress } from "../../core/services/addresses";
+import { Email, UserSchema, type UserRow, inviteUser, presentUser } from "../../core/services/users";
+import { CompanySettings } from "../../core/services/company-settings";
 
 const CompanySchema = z
   .object({

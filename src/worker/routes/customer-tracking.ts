@@ -5,13 +5,13 @@
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { deliveries } from "../db/schema";
-import type { AppEnv } from "../env";
+import { deliveries } from "../../core/db/schema";
+import type { AppEnv } from "../../core/env";
 import { notFound, validationHook } from "../errors";
 import { IdParam, apiRoute, errorResponses, jsonResponse } from "../openapi";
-import { POSITION_VISIBLE_WITHIN_STOPS, revokeTrackingLinks, rotateTrackingLink, trackingUrl, trackingView } from "../services/customer-tracking";
+import { POSITION_VISIBLE_WITHIN_STOPS, revokeTrackingLinks, rotateTrackingLink, trackingUrl, trackingView } from "../../core/services/customer-tracking";
 import { SERVER_PAGE_CSP, SERVER_PAGE_HEADERS } from "../html-page";
-import { PROOF_LINK_SECONDS, type ProofKind, signedProofUrl } from "../services/proofs";
+import { PROOF_LINK_SECONDS, type ProofKind, signedProofUrl } from "../../core/services/proofs";
 import { renderTrackingNotFound, renderTrackingPage } from "../tracking-page";
 import { publicBase } from "./company";
 

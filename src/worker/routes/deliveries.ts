@@ -1,12 +1,12 @@
 /** Deliveries and the lookup lists of delivery states, types and codes. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { allOnOnePage, listJson } from "../db/list";
+import { allOnOnePage, listJson } from "../../core/db/list";
 import { and, eq, isNull, sql } from "drizzle-orm";
-import { deliveries, routes } from "../db/schema";
-import { DELIVERY_CODES, DELIVERY_STATUSES, DELIVERY_TYPES, DeliveryStatus, RouteStatus } from "../domain/states";
-import type { AppEnv } from "../env";
+import { deliveries, routes } from "../../core/db/schema";
+import { DELIVERY_CODES, DELIVERY_STATUSES, DELIVERY_TYPES, DeliveryStatus, RouteStatus } from "../../core/domain/states";
+import type { AppEnv } from "../../core/env";
 import { conflict, notFound, unprocessable, validationHook } from "../errors";
-import { compileQuery } from "../lib/filters";
+import { compileQuery } from "../../core/lib/filters";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
 import {
   DeliverySchema,
@@ -17,11 +17,11 @@ import {
   deliveryList,
   prepareDeliveryWrite,
   presentDeliveries,
-} from "../services/deliveries";
-import { eventInsert, loggedEvents } from "../services/events";
-import { publishAll } from "../services/live";
-import { deleteProofsOf } from "../services/proofs";
-import { inList } from "../db/sql";
+} from "../../core/services/deliveries";
+import { eventInsert, loggedEvents } from "../../core/services/events";
+import { publishAll } from "../../core/services/live";
+import { deleteProofsOf } from "../../core/services/proofs";
+import { inList } from "../../core/db/sql";
 
 const DeliveryList = envelope(DeliverySchema, "DeliveryList");
 const Lookup = z.object({ id: z.number().int(), name: z.string() }).openapi("LookupValue");

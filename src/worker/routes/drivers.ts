@@ -1,13 +1,13 @@
 /** Drivers: list, create (with activation email), change, activate, status values, current routes. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { listObjects, pageOf } from "../db/list";
+import { listObjects, pageOf } from "../../core/db/list";
 import { and, eq } from "drizzle-orm";
-import { users } from "../db/schema";
-import type { AppEnv, Db } from "../env";
+import { users } from "../../core/db/schema";
+import type { AppEnv, Db } from "../../core/env";
 import { notFound, unprocessable, validationHook } from "../errors";
-import { normaliseDateTime } from "../lib/time";
+import { normaliseDateTime } from "../../core/lib/time";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { DateTimeInput } from "../services/driver-availability";
+import { DateTimeInput } from "../../core/services/driver-availability";
 import {
   DRIVER_STATUSES,
   DRIVER_STATUS_DESCRIPTION,
@@ -22,12 +22,12 @@ import {
   loadDriver,
   presentDrivers,
   routeOnTheWay,
-} from "../services/drivers";
-import { Email, type UserRow } from "../services/users";
-import { throttledAttempt } from "../services/credential-attempts";
-import { forgetUser } from "../lib/tokens";
-import { log } from "../lib/log";
-import { companyStub } from "../services/live";
+} from "../../core/services/drivers";
+import { Email, type UserRow } from "../../core/services/users";
+import { throttledAttempt } from "../credential-attempts";
+import { forgetUser } from "../../core/lib/tokens";
+import { log } from "../../core/lib/log";
+import { companyStub } from "../../core/services/live";
 import { publicBase } from "./company";
 
 const IncludeQuery = {

@@ -1,18 +1,18 @@
 /** Route and delivery state changes (contract.md §5), serialised by the company's Durable Object. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { allOnOnePage } from "../db/list";
-import { deliveries } from "../db/schema";
-import { ROUTE_STATUSES } from "../domain/states";
-import type { AppEnv } from "../env";
+import { allOnOnePage } from "../../core/db/list";
+import { deliveries } from "../../core/db/schema";
+import { ROUTE_STATUSES } from "../../core/domain/states";
+import type { AppEnv } from "../../core/env";
 import { ApiError, validationHook } from "../errors";
 import { IdParam, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
-import { DeliverySchema, presentDeliveries } from "../services/deliveries";
-import { companyStub, publishAll } from "../services/live";
+import { DeliverySchema, presentDeliveries } from "../../core/services/deliveries";
+import { companyStub, publishAll } from "../../core/services/live";
 import { publicBase } from "./company";
-import { RouteSchema, loadRouteRecordJson } from "../services/route-records";
-import { type LifecycleOp, updateEtas } from "../services/route-lifecycle";
-import { FAR_FROM_ADDRESS_METERS, PROOF_LIMITS } from "../services/proofs";
+import { RouteSchema, loadRouteRecordJson } from "../../core/services/route-records";
+import { type LifecycleOp, updateEtas } from "../../core/services/route-lifecycle";
+import { FAR_FROM_ADDRESS_METERS, PROOF_LIMITS } from "../../core/services/proofs";
 
 const RouteStatusValue = z
   .number()

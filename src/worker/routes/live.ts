@@ -1,9 +1,9 @@
 /** `GET /ws`: the company's live channel, held by its Durable Object. */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../../core/env";
 import { unprocessable, validationHook } from "../errors";
 import { errorResponses } from "../openapi";
-import { companyStub } from "../services/live";
+import { companyStub } from "../../core/services/live";
 
 export const liveRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 

@@ -6,10 +6,10 @@
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../../core/env";
 import { errorResponse, unprocessable, validationHook, zodFields, zodMessage } from "../errors";
 import { errorResponses, jsonResponse } from "../openapi";
-import { mapConfig, rasterTile, vectorTile } from "../services/basemap";
+import { mapConfig, rasterTile, vectorTile } from "../../core/services/basemap";
 import { publicBase } from "./company";
 
 const MapConfigSchema = z

@@ -1,11 +1,11 @@
 /** Operator import of real postal-code polygons (mounted under /_operator, behind the operator token). */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../../core/env";
 import { validationHook } from "../errors";
-import { envForShard, shardCount } from "../db/shards";
+import { envForShard, shardCount } from "../../core/db/shards";
 import { operatorAuth } from "../middleware/operator";
 import { BooleanQuery, errorResponses, jsonBody, jsonResponse } from "../openapi";
-import { ImportResultSchema, PostalAreaImportBody, importPostalAreas, prepareImportRows } from "../services/area-import";
+import { ImportResultSchema, PostalAreaImportBody, importPostalAreas, prepareImportRows } from "../../core/services/area-import";
 
 const importAreas = createRoute({
   method: "post",

@@ -1,22 +1,22 @@
 /** Operator interface (contract.md §3): companies, their first users, the outbox. Not tenant-scoped. */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import { listObjects } from "../db/list";
+import { listObjects } from "../../core/db/list";
 import { eq, sql } from "drizzle-orm";
-import { addresses, companies, companyDirectory, outbox, users } from "../db/schema";
-import type { AppEnv } from "../env";
+import { addresses, companies, companyDirectory, outbox, users } from "../../core/db/schema";
+import type { AppEnv } from "../../core/env";
 import { conflict, notFound, unprocessable, validationHook } from "../errors";
-import type { FieldMap } from "../lib/filters";
+import type { FieldMap } from "../../core/lib/filters";
 import { ListQuery, envelope, errorResponses, jsonBody, jsonResponse } from "../openapi";
 import { operatorAuth } from "../middleware/operator";
 import { operatorAreaRoutes } from "./operator-areas";
 import { SLUG, findPlacedCompany } from "../middleware/tenancy";
-import { createDb } from "../db/client";
-import { ensureShardBlock, envForShard, registerCompany, shardCount, shardForNewCompany } from "../db/shards";
-import { Email, Password, UserSchema, prepareUser, presentUser } from "../services/users";
-import { AddressInput, resolveAddressInput } from "../services/address-input";
-import { CompanySettings } from "../services/company-settings";
-import { UsageSchema, companyUsage } from "../services/usage";
-import { moveCompanyStep } from "../services/company-move";
+import { createDb } from "../../core/db/client";
+import { ensureShardBlock, envForShard, registerCompany, shardCount, shardForNewCompany } from "../../core/db/shards";
+import { Email, Password, UserSchema, prepareUser, presentUser } from "../../core/services/users";
+import { AddressInput, resolveAddressInput } from "../../core/services/address-input";
+import { CompanySettings } from "../../core/services/company-settings";
+import { UsageSchema, companyUsage } from "../../core/services/usage";
+import { moveCompanyStep } from "../../core/services/company-move";
 
 const operatorErrors = { 403: errorResponses[403], 404: errorResponses[404], 409: errorResponses[409], 422: errorResponses[422] };
 

@@ -4,11 +4,11 @@
  * dispatchers; and the signed image links of the customer's tracking page.
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../../core/env";
 import { ApiError, notFound, unprocessable, validationHook } from "../errors";
-import { allOnOnePage } from "../db/list";
+import { allOnOnePage } from "../../core/db/list";
 import { ALL_ROLES, IdParam, apiRoute, envelope, errorResponses, jsonResponse } from "../openapi";
-import { publishAll } from "../services/live";
+import { publishAll } from "../../core/services/live";
 import {
   FAR_FROM_ADDRESS_METERS,
   PROOF_LIMITS,
@@ -24,7 +24,7 @@ import {
   publicProof,
   saveProofUpload,
   verifyProofLink,
-} from "../services/proofs";
+} from "../../core/services/proofs";
 import { apiBase } from "./company";
 
 const KiB = 1024;

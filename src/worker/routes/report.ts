@@ -4,13 +4,13 @@
  * company's business, not another driver's).
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../../core/env";
 import { unprocessable, validationHook } from "../errors";
 import { BooleanQuery, apiRoute } from "../openapi";
 import { addDays } from "../../shared/wall-clock";
-import { LATENESS_BUCKETS, MAX_PLAUSIBLE_KMH } from "../domain/day-report";
-import { MAX_RANGE_DAYS, MISSING_PER_READ, dayReport } from "../services/day-report";
-import { reportCsv, reportXlsx } from "../services/day-report-files";
+import { LATENESS_BUCKETS, MAX_PLAUSIBLE_KMH } from "../../core/domain/day-report";
+import { MAX_RANGE_DAYS, MISSING_PER_READ, dayReport } from "../../core/services/day-report";
+import { reportCsv, reportXlsx } from "../../core/services/day-report-files";
 
 const Day = z.string().max(10).openapi({ example: "2026-11-26", description: "`YYYY-MM-DD`, a day of the company's wall clock (`timezone`)" });
 

@@ -5,15 +5,15 @@
  * `/route` and seconds in `/routemetadata` and `/updateableroutes`.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { allOnOnePage, listObjects } from "../db/list";
+import { allOnOnePage, listObjects } from "../../core/db/list";
 import { and, inArray, sql } from "drizzle-orm";
-import { deliveries, routes } from "../db/schema";
-import { DeliveryStatus, ROUTE_STATUSES, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
-import type { AppEnv } from "../env";
+import { deliveries, routes } from "../../core/db/schema";
+import { DeliveryStatus, ROUTE_STATUSES, UNFINISHED_ROUTE_STATUSES } from "../../core/domain/states";
+import type { AppEnv } from "../../core/env";
 import { validationHook } from "../errors";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonResponse, jsonText } from "../openapi";
-import { RouteMetadataSchema, type RouteRecordRow, RouteSchema, loadRoute, loadRouteRecordJson, presentRouteMetadata, presentRoutes, routeFields, routeRecordColumns, routeScope } from "../services/route-records";
-import { RouteDeliveryDistanceSchema, routeDeliveryDistances } from "../services/route-view-distances";
+import { RouteMetadataSchema, type RouteRecordRow, RouteSchema, loadRoute, loadRouteRecordJson, presentRouteMetadata, presentRoutes, routeFields, routeRecordColumns, routeScope } from "../../core/services/route-records";
+import { RouteDeliveryDistanceSchema, routeDeliveryDistances } from "../../core/services/route-view-distances";
 
 const RouteList = envelope(RouteSchema, "RouteList");
 const RouteMetadataList = envelope(RouteMetadataSchema, "RouteMetadataList");

@@ -1,21 +1,21 @@
 /** Route calculation (asynchronous through the routing queue, or synchronous) and process status. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { allOnOnePage } from "../db/list";
+import { allOnOnePage } from "../../core/db/list";
 import { and, asc, eq } from "drizzle-orm";
 import { PROCESS_ACTIONS, type ProcessState } from "../../durable/processes";
 import { VEHICLE_CLASSES } from "../../solver";
-import { processes, routes } from "../db/schema";
-import type { AppEnv, Db } from "../env";
+import { processes, routes } from "../../core/db/schema";
+import type { AppEnv, Db } from "../../core/env";
 import { conflict, notFound, unprocessable, validationHook } from "../errors";
-import { normaliseTimeOfDay } from "../lib/time";
+import { normaliseTimeOfDay } from "../../core/lib/time";
 import { BooleanQuery, IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { AddressInput } from "../services/address-input";
-import { RouteLineString, RouteSchema, presentRoutes } from "../services/route-records";
-import { type RoutingOutcome, RoutingVariantSchema, moveDelivery, routingVariants, runRouting, startRouting, updateRoute } from "../services/routing";
-import { companyStub } from "../services/live";
-import { MAX_TIME_BUDGET_SECONDS } from "../services/routing-budget";
+import { AddressInput } from "../../core/services/address-input";
+import { RouteLineString, RouteSchema, presentRoutes } from "../../core/services/route-records";
+import { type RoutingOutcome, RoutingVariantSchema, moveDelivery, routingVariants, runRouting, startRouting, updateRoute } from "../../core/services/routing";
+import { companyStub } from "../../core/services/live";
+import { MAX_TIME_BUDGET_SECONDS } from "../../core/services/routing-budget";
 import { apiBase } from "./company";
-import { vehicleInputShape } from "../services/vehicle-records";
+import { vehicleInputShape } from "../../core/services/vehicle-records";
 
 const flag = (description: string, fallback: boolean) => BooleanQuery.optional().openapi({ description }).transform((v) => v ?? fallback);
 const count = z.coerce.number().int();

@@ -1,19 +1,19 @@
 /** Driver tracking: positions posted by driver apps, latest positions, traces, live `driverposition` events. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { listJson, listObjects } from "../db/list";
+import { listJson, listObjects } from "../../core/db/list";
 import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { ZodError } from "zod";
 import { addDays, dayAround } from "../../shared/wall-clock";
-import { driverTracking } from "../db/schema";
-import type { AppEnv, AuthUser } from "../env";
+import { driverTracking } from "../../core/db/schema";
+import type { AppEnv, AuthUser } from "../../core/env";
 import { forbidden, notFound, unprocessable, validationHook, zodFields, zodMessage } from "../errors";
-import { formatDateTime, parseDateTime } from "../lib/time";
+import { formatDateTime, parseDateTime } from "../../core/lib/time";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
-import { assertCompanyDrivers, loadDriver, positionList, routeOnTheWay } from "../services/drivers";
-import type { PublishedEvent } from "../services/events";
-import { publishAll } from "../services/live";
-import { positionsOfDay } from "../services/position-archive";
+import { assertCompanyDrivers, loadDriver, positionList, routeOnTheWay } from "../../core/services/drivers";
+import type { PublishedEvent } from "../../core/services/events";
+import { publishAll } from "../../core/services/live";
+import { positionsOfDay } from "../../core/services/position-archive";
 import {
   type NewTracking,
   PositionRecordSchema,
@@ -26,7 +26,7 @@ import {
   presentPosition,
   presentTracking,
   trackingFields,
-} from "../services/tracking-positions";
+} from "../../core/services/tracking-positions";
 
 /** Entries per POST (driver apps send what they buffered while offline). */
 export const MAX_TRACKING_BATCH = 500;

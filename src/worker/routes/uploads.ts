@@ -1,14 +1,14 @@
 /** Spreadsheet uploads and batch routing (dispatch-api.md "Upload and batch routing"). */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
-import { processes } from "../db/schema";
-import type { AppEnv } from "../env";
+import { processes } from "../../core/db/schema";
+import type { AppEnv } from "../../core/env";
 import { ApiError, notFound, unprocessable, validationHook } from "../errors";
 import { BooleanQuery, apiRoute, jsonResponse } from "../openapi";
-import { SHEET_LIMITS } from "../lib/spreadsheet";
-import { resultKey } from "../services/process-records";
-import { MAX_UPLOAD_BYTES, batchRouting, uploadDeliveriesOnly, uploadOneStep } from "../services/uploads";
-import type { RoutingOptions } from "../services/routing";
+import { SHEET_LIMITS } from "../../core/lib/spreadsheet";
+import { resultKey } from "../../core/services/process-records";
+import { MAX_UPLOAD_BYTES, batchRouting, uploadDeliveriesOnly, uploadOneStep } from "../../core/services/uploads";
+import type { RoutingOptions } from "../../core/services/routing";
 import { apiBase } from "./company";
 import { NamePrefix, TimeBudgetSeconds } from "./routing";
 

@@ -1,9 +1,9 @@
 /** Vehicles and vehicle types (the route optimiser's vehicle classes). */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { listObjects, pageOf } from "../db/list";
+import { listObjects, pageOf } from "../../core/db/list";
 import { and, eq } from "drizzle-orm";
-import { vehicles } from "../db/schema";
-import type { AppEnv } from "../env";
+import { vehicles } from "../../core/db/schema";
+import type { AppEnv } from "../../core/env";
 import { notFound, validationHook } from "../errors";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import {
@@ -15,7 +15,7 @@ import {
   vehicleFields,
   vehicleInputShape,
   vehicleTypes,
-} from "../services/vehicle-records";
+} from "../../core/services/vehicle-records";
 
 const listVehicleTypes = apiRoute({
   method: "get",

@@ -4,15 +4,15 @@
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { and, desc, eq, sql } from "drizzle-orm";
-import { pageOf } from "../db/list";
-import { webhookDeliveries, webhooks } from "../db/schema";
-import type { AppEnv } from "../env";
+import { pageOf } from "../../core/db/list";
+import { webhookDeliveries, webhooks } from "../../core/db/schema";
+import type { AppEnv } from "../../core/env";
 import { notFound, unprocessable, validationHook } from "../errors";
-import { normaliseDateTime } from "../lib/time";
+import { normaliseDateTime } from "../../core/lib/time";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { EVENT_PATTERN, EVENT_TYPES } from "../services/events";
-import { companyStub } from "../services/live";
-import { type WebhookRow, newSecret, rewindWebhook, webhookUrlProblem } from "../services/webhooks";
+import { EVENT_PATTERN, EVENT_TYPES } from "../../core/services/events";
+import { companyStub } from "../../core/services/live";
+import { type WebhookRow, newSecret, rewindWebhook, webhookUrlProblem } from "../../core/services/webhooks";
 
 const DISPATCHER = ["dispatcher"] as const;
 

@@ -2,12 +2,12 @@ import { z } from "@hono/zod-openapi";
 import { type SQL, and, eq } from "drizzle-orm";
 import { users } from "../db/schema";
 import type { Company, Db, Env, Role } from "../env";
-import { forbidden } from "../errors";
+import { forbidden } from "../../worker/errors";
 import { generateCode, hashCode, hashPassword, randomHtmlColor, verifyPassword } from "../lib/crypto";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordProblem } from "../lib/password-rules";
 import { nowIso } from "../lib/time";
 import { issueToken } from "../lib/tokens";
-import { DateTime } from "../openapi";
+import { DateTime } from "../../worker/openapi";
 import { invitationEmail } from "./messages";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
 

@@ -7,7 +7,7 @@ import { sql } from "drizzle-orm";
 import { addresses, deliveries } from "../db/schema";
 import { d1Statement } from "../db/sql";
 import type { Company, Env } from "../env";
-import { ApiError, unprocessable } from "../errors";
+import { ApiError, unprocessable } from "../../worker/errors";
 import { normaliseDateTime } from "../lib/time";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
 

@@ -10,7 +10,7 @@ import { addresses, companies, deliveries, processes, routes, users } from "../d
 import { type RowAddress, rowAddress, rowsFromSheet } from "../domain/upload-rows";
 import type { RoutingParams } from "../domain/routing-plan";
 import type { Company, Db, Env, RoutingJob } from "../env";
-import { ApiError, conflict, notFound, unprocessable } from "../errors";
+import { ApiError, conflict, notFound, unprocessable } from "../../worker/errors";
 import { csvCell } from "../lib/csv";
 import { SHEET_LIMITS, SpreadsheetError, readSpreadsheet } from "../lib/spreadsheet";
 import { type DeliveryDataItem, importDeliveries } from "./delivery-import";

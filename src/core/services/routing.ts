@@ -12,7 +12,7 @@ import { addresses, deliveries, driverAvailabilities, processes, routes, tourAre
 import { DeliveryStatus, OPEN_DELIVERY_STATUSES, RouteStatus, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
 import { type PlannedDelivery, type PlannedRoute, type RouteReplacement, type RoutingParams, type VehicleSpec, buildProblem, planRoutes, planningOrigin } from "../domain/routing-plan";
 import type { Company, Db, Env, RoutingJob } from "../env";
-import { ApiError, type ErrorStatus, conflict, notFound, unprocessable } from "../errors";
+import { ApiError, type ErrorStatus, conflict, notFound, unprocessable } from "../../worker/errors";
 import { formatDateTime, nowIso } from "../lib/time";
 import { log } from "../lib/log";
 import { dayAround } from "../../shared/wall-clock";

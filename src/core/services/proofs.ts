@@ -13,7 +13,7 @@ import { type SQL, and, asc, desc, eq, getTableColumns, inArray, lt, sql } from 
 import { addresses, companies, deliveries, deliveryProofs, now, routes } from "../db/schema";
 import { DeliveryStatus, RouteStatus } from "../domain/states";
 import type { AuthUser, Company, Db, Env } from "../env";
-import { ApiError, conflict, forbidden, notFound, unprocessable } from "../errors";
+import { ApiError, conflict, forbidden, notFound, unprocessable } from "../../worker/errors";
 import { haversineMeters } from "../geo/distance";
 import { type CheckedImage, ImageError, checkImage } from "../lib/images";
 import { log } from "../lib/log";

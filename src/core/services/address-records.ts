@@ -5,7 +5,7 @@
 import { and, eq, gte, lte, sql } from "drizzle-orm";
 import { addresses } from "../db/schema";
 import type { Db, Env } from "../env";
-import { notFound, unprocessable } from "../errors";
+import { notFound, unprocessable } from "../../worker/errors";
 import { createGeocoder, haversineMeters, toCountryCode } from "../geo";
 import type { FieldMap } from "../lib/filters";
 import { type AddressInputType, resolveAddressInput } from "./address-input";

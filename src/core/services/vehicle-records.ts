@@ -4,7 +4,7 @@ import { and, eq } from "drizzle-orm";
 import { VEHICLE_CLASSES } from "../../solver/vehicle-classes";
 import { addresses, vehicles } from "../db/schema";
 import type { Db } from "../env";
-import { unprocessable } from "../errors";
+import { unprocessable } from "../../worker/errors";
 import type { FieldMap } from "../lib/filters";
 import { normaliseTimeOfDay } from "../lib/time";
 import { assertCompanyDrivers } from "./drivers";

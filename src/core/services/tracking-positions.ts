@@ -5,7 +5,7 @@ import { columnRef, embedded, jsonObject, jsonValue, pointJson, tableRef } from 
 import { driverTracking, users } from "../db/schema";
 import type { Db } from "../env";
 import type { FieldMap } from "../lib/filters";
-import { DateTime } from "../openapi";
+import { DateTime } from "../../worker/openapi";
 import { type EventAnswer, type LiveEntry, type PublishedEvent, eventInsert, loggedEvents, webhookWants } from "./events";
 
 export type TrackingRow = typeof driverTracking.$inferSelect;

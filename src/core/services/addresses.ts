@@ -3,7 +3,7 @@ import { and, asc, eq, or, sql } from "drizzle-orm";
 import { columnRef, jsonObject, jsonValue, pointJson, tableRef } from "../db/json";
 import { addresses, deliveries } from "../db/schema";
 import type { Db } from "../env";
-import { Point } from "../openapi";
+import { Point } from "../../worker/openapi";
 
 export type AddressRow = typeof addresses.$inferSelect;
 

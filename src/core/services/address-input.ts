@@ -6,9 +6,9 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Env } from "../env";
-import { unprocessable } from "../errors";
+import { unprocessable } from "../../worker/errors";
 import { GazetteerGeocoder, createGeocoder, toCountryCode } from "../geo";
-import { Point } from "../openapi";
+import { Point } from "../../worker/openapi";
 
 const text = (max: number) => z.string().trim().max(max).nullable().optional();
 

@@ -13,7 +13,7 @@ import { estimateArrivals } from "../domain/eta";
 import { DeliveryStatus, RouteStatus, UNFINISHED_ROUTE_STATUSES, canTransitionRoute } from "../domain/states";
 import type { AuthUser, Company, Db, Env } from "../env";
 import { haversineMeters } from "../geo/distance";
-import { ApiError, type ErrorStatus, conflict, forbidden, notFound, unprocessable } from "../errors";
+import { ApiError, type ErrorStatus, conflict, forbidden, notFound, unprocessable } from "../../worker/errors";
 import { formatDateTime, nowIso, parseDateTime } from "../lib/time";
 import { type RouteRow, loadRoute } from "./route-records";
 import { trackingTokens, trackingUrl } from "./customer-tracking";

@@ -18,7 +18,7 @@ import { type SQL, and, eq, sql } from "drizzle-orm";
 import type { MultiPolygon } from "geojson";
 import { postalAreas, tourAreaMembers, tourAreas, users } from "../db/schema";
 import type { Db } from "../env";
-import { conflict, notFound, unprocessable } from "../errors";
+import { conflict, notFound, unprocessable } from "../../worker/errors";
 import { parseAreaGeometry, unionPostalAreas } from "../geo";
 import type { FieldMap } from "../lib/filters";
 import { AreaGeometrySchema, MultiPolygonGeometry, asMultiPolygon, validateAreaGeometry } from "./area-geometry";

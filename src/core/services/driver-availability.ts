@@ -1,10 +1,10 @@
 /** Driver availability windows: presentation, filters, and the merge of an overlapping window. */
 import { z } from "@hono/zod-openapi";
 import { driverAvailabilities } from "../db/schema";
-import { unprocessable } from "../errors";
+import { unprocessable } from "../../worker/errors";
 import type { FieldMap } from "../lib/filters";
 import { normaliseDateTime } from "../lib/time";
-import { DateTime } from "../openapi";
+import { DateTime } from "../../worker/openapi";
 
 export type AvailabilityRow = typeof driverAvailabilities.$inferSelect;
 

@@ -5,11 +5,11 @@
  * is the same whether or not the account exists.
  */
 import type { Context } from "hono";
-import type { AttemptKind } from "../../durable/login-throttle";
-import type { AppEnv } from "../env";
-import { ApiError } from "../errors";
-import { log } from "../lib/log";
-import { companyStub } from "./live";
+import type { AttemptKind } from "../durable/login-throttle";
+import type { AppEnv } from "../core/env";
+import { ApiError } from "./errors";
+import { log } from "../core/lib/log";
+import { companyStub } from "../core/services/live";
 
 /** The client's address as Cloudflare's edge reports it (one shared bucket where it is missing, e.g. in local tests). */
 export const clientAddress = (c: Context<AppEnv>) => c.req.header("CF-Connecting-IP") ?? "unknown";
