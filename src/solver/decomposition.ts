@@ -22,10 +22,8 @@ export const SUBPROBLEM_JOBS = 150;
 const SUBPROBLEM_TOURS = 6;
 /**
  * Rounds over all subproblems within the budget given (borders shift
- * between rounds). Many short rounds beat few long ones: at 1,000 jobs and
- * 60 s (R1, RC1, C1: 6-7 subproblems, about 0.5 s each per round) 16 rounds
- * ended 1.4 / 0.6 points shorter than 4 (solver README, "Sixteen rounds of
- * subproblems").
+ * between rounds): many short rounds beat few long ones
+ * (docs/experiments/2026-11-27-sixteen-rounds-of-subproblems.md).
  */
 const ROUNDS = 16;
 

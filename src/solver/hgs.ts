@@ -47,7 +47,7 @@ import { polarAngles } from "./swap-star";
  * Granular neighbours per job in the offspring's local search (30 in the
  * rest of the solver): with PyVRP's smaller operator set (`lean`, see
  * local-search.ts) an offspring costs about half as much; that this pays in
- * plan quality is not shown (solver README, "Faster HGS offspring").
+ * plan quality is not shown (docs/experiments/2026-11-26-faster-hgs-offspring.md).
  */
 const NEIGHBOURS = 20;
 const MIN_POP = 25;
@@ -61,7 +61,7 @@ const REPAIR_BOOST = 10;
  * Repairs run at REPAIR_PROBABILITY while at least this share of them ends
  * feasible, proportionally less often below (never under MIN_REPAIR_SHARE
  * of it): a repair costs about what an offspring does, and at the minimum
- * fleet most fail (R1_2_2: 2 to 5 of about 200).
+ * fleet most fail (docs/experiments/2026-11-26-faster-hgs-offspring.md).
  */
 const REPAIR_PAYS_FROM = 0.2;
 const MIN_REPAIR_SHARE = 0.1;

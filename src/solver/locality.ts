@@ -3,7 +3,7 @@ import type { Problem, TravelMatrix } from "./types";
 /**
  * From this many jobs on, the search numbers jobs along a Hilbert curve.
  * Below, the matrix fits in a core's level-2 cache anyway (500 jobs: 2 MB in
- * double precision, 1 MB in single).
+ * double precision, 1 MB in single; docs/experiments/2026-11-28-hilbert-curve-numbering.md).
  */
 export const SPATIAL_ORDER_FROM = 500;
 

@@ -19,27 +19,20 @@ import type { SolutionState } from "./state";
  * the solution with random feasible moves. The tour is gone once the pool
  * is empty.
  *
- * Both repairs cost distance that the cost search later has to win back
- * (gh400 C1_4_2: 40 tours at 7,128 became 36 at 12,789, 66 % above the
- * best-known plan, and the final phase ended 10-18 % above it). So among
- * ejections of equal penalty the one that lengthens the tour least wins,
- * and the local search (`polish`) tidies the tours after every ejection and
- * successful squeeze.
+ * Both repairs cost distance that the cost search later has to win back, so
+ * among ejections of equal penalty the one that lengthens the tour least
+ * wins, and the local search (`polish`) tidies the tours after every
+ * ejection and successful squeeze
+ * (docs/experiments/2026-11-27-route-minimisation-keeps-tours-short.md).
  */
 const K_MAX = 5;
 const PERTURB_MOVES = 100;
 /**
- * How much one perturbation move may add, in average costs per job. Where
- * tours are long (at least LONG_TOURS_FROM jobs each on average) and the
- * plan is below BOUNDED_EJECTION_FROM, a tenth: there the plan route
- * minimisation ends with decides the final gap (gh200 RC2_2_6: 3,105-3,377
- * after it, 2,934-3,283 at the end, best-known 2,873), and 0.1 left gh200
- * R2 / RC2 at 1.22 / 2.12 % against 1.76 / 2.61 % and Solomon R2 at 1.53 %
- * against 1.91 % (solver README, "Gentler perturbation for long tours").
- * Short tours keep 0.3 (with 0.1 Solomon R104 ended a tour over on both
- * seeds), and so do larger plans, whose attempts are bounded (0.1 there
- * measured level on all long-tour instances of gh400 and gh1000: solver
- * README, "The gentler perturbation at every size").
+ * How much one perturbation move may add, in average costs per job: a tenth
+ * where tours are long (at least LONG_TOURS_FROM jobs on average) and the plan
+ * is below BOUNDED_EJECTION_FROM, since there the plan route minimisation ends
+ * with decides the final gap (docs/experiments/2026-11-29-gentler-perturbation-for-long-tours.md);
+ * short tours and larger plans keep 0.3 (docs/experiments/2026-11-29-gentler-perturbation-at-every-size.md).
  */
 const PERTURB_SLACK = 0.3;
 const LONG_TOUR_PERTURB_SLACK = 0.1;
@@ -49,64 +42,50 @@ const SEARCH_NODES = 400_000;
 /**
  * From this many jobs on the ejection search stays near the job: only the
  * tours of its EJECTION_NEIGHBOURS most correlated jobs (the local search's
- * time-window-aware granular neighbours, neighbours.ts). Its cost then no
- * longer grows with the number of tours (it was a third of the CPU at 800
- * jobs).
+ * time-window-aware granular neighbours, neighbours.ts), so its cost no
+ * longer grows with the number of tours (docs/experiments/2026-11-25-granular-route-minimisation.md).
  */
 export const BOUNDED_EJECTION_FROM = 300;
 const EJECTION_NEIGHBOURS = 30;
 /**
  * At every size, ejections only within this many positions of the
- * insertion. The node cap is shared by all positions and tours of one
- * search, and the search restarts at the window's start for each position:
- * from the tour's start, on 40-50-job tours (gh200 R2_2_1, four tours) 343
- * of 345 searches spent the cap on ejections far before the insertion in
- * the first tour's first positions and two found one; the fleet stayed a
- * tour above the best-known.
+ * insertion: the node cap is shared by all positions and tours of one search,
+ * and searched from the tour's start it was spent far before the insertion on
+ * long tours (docs/experiments/2026-11-27-ejections-near-the-insertion.md).
  */
 const EJECTION_WINDOW = 10;
 /**
  * Large plans: an attempt to dissolve a tour that has not brought the pool
  * to a new minimum for this many steps per job (at least STALL_MIN) is
- * given up (see RETRY_SHARE). The pool does a random walk (between 5 and
- * 35 jobs on gh1000 C1_10_8's 8-job tours) and only shrinks by a feasible
- * insertion or a squeeze (4 % of the steps there), so the attempts that
- * dissolve a tour at the smallest fleets run long: 2,000-8,200 steps at
- * 1,000 jobs (95 tours on C1_10_8), where 2 steps per job gave up at 96.
+ * given up (see RETRY_SHARE). The pool does a random walk, so the attempts
+ * that dissolve a tour at the smallest fleets run long
+ * (docs/experiments/2026-11-26-route-minimisation-longer-attempts.md).
  */
 const STALL_PER_JOB = 8;
 const STALL_MIN = 1_000;
 /**
  * A stalled attempt restores the plan from before it and tries another tour
- * (the next shortest not tried since the last tour was dissolved): at 800 to
- * 1,000 jobs the first tour tried is often one whose jobs have nowhere to go
- * while another can be dissolved (C1/C2 ended one tour above the best-known
- * fleet). Failed attempts together may use at most this share of the budget,
- * so where no tour can go the cost search keeps most of its time; a running
- * attempt ends when it would exceed the share left (with 8 steps per job,
- * a failing attempt on gh1000 C1_10_8 that kept finding new pool minima
- * took a quarter of the budget).
+ * (the next shortest not tried since the last tour was dissolved), since the
+ * first tour tried is often not one that can go. Failed attempts together may
+ * use at most this share of the budget, so where no tour can go the cost
+ * search keeps most of its time; a running attempt ends when it would exceed
+ * the share left (docs/experiments/2026-11-26-route-minimisation-retries.md,
+ * docs/experiments/2026-11-26-route-minimisation-longer-attempts.md).
  */
 export const RETRY_SHARE = 0.2;
 /**
  * ... or this share once any attempt's pool got down to CLOSE_POOL of its
- * tour's jobs, for the rest of route minimisation (a successful attempt gets
- * there too; resetting it per attempt measured within the C2 scatter, see the
- * solver README's "Ejections near the insertion at every size"): such plans
- * are near a smaller fleet, the first objective
- * (gh1000 C1_10_8: pools of 0-5 of 8-9 jobs at 94-95 tours, C2_10_9: 5 of
- * 30 at 29), where attempts that never get close (RC2_10_1 at 19 tours:
- * 23 of 42 left) keep the cost search's time. With 0.3 instead of 0.2 on
- * both seeds C1_10_8 ended at 94 instead of 95 tours and C2_10_9 at 29
- * instead of 29 / 30 (solver README, "More time for attempts near a smaller fleet").
+ * tour's jobs, for the rest of route minimisation: such plans are near a
+ * smaller fleet, the first objective, while attempts that never get close keep
+ * the cost search's time (docs/experiments/2026-11-27-more-time-for-attempts-near-a-smaller-fleet.md;
+ * per attempt instead: docs/experiments/2026-11-27-ejections-near-the-insertion.md).
  */
 export const CLOSE_RETRY_SHARE = 0.3;
 const CLOSE_POOL = 1 / 3;
 /**
  * ... unless the failed attempt hardly placed a job of its tour: a pool that
- * never got below this share of the tour's jobs means every tour is packed
- * (gh1000 C2 at the best-known fleet: 29 of 30, 30 of 31 and 31 of 32 jobs
- * left in three attempts on different tours), so no other tour will go.
+ * never got below this share of the tour's jobs means every tour is packed,
+ * so no other tour will go (docs/experiments/2026-11-26-route-minimisation-retries.md).
  */
 const HOPELESS_POOL = 0.9;
 

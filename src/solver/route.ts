@@ -169,8 +169,8 @@ export class Route {
    * nodes and the last `keptTail` nodes of a tour of `oldLength` nodes:
    * their prefixes are still right, and so are the tail's suffixes (moved
    * to their new positions), so only the changed part is merged again.
-   * SISR inserts one job at a time and refreshed whole tours after each,
-   * 40 % of its CPU on 50-job tours (gh1000 R2).
+   * SISR inserts one job at a time, and refreshing whole tours after each was
+   * its largest cost on long tours (docs/experiments/2026-11-27-partial-refresh-of-tour-summaries.md).
    */
   updateBetween(kept: number, keptTail: number, oldLength: number): void {
     const len = this.nodes.length;

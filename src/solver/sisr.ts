@@ -19,8 +19,10 @@ const BLINK_RATE = 0.01;
 /**
  * The load-penalised recreate (`LoadPrice`): the first price of a unit of
  * excess load, in units of the plan's cost per unit of demand; the share of
- * iterations the current plan may spend overloaded before the price rises;
- * how often (iterations) and by how much it adapts.
+ * iterations the current plan may spend overloaded before the price rises
+ * (10 %: docs/experiments/2026-11-28-a-price-on-excess-load.md,
+ * docs/experiments/2026-11-29-long-tours-overloaded-longer.md); how often
+ * (iterations) and by how much it adapts.
  */
 const LOAD_PRICE_START = 1;
 const OVERLOADED_SHARE = 0.1;
@@ -104,10 +106,9 @@ export function* ruinAndRecreate(
 
 /**
  * The price of a unit of excess load in the recreate (0: off). Where the
- * fleet is at the capacity bound (gh1000 R1: 91 tours of 200 for a demand
- * of 18,118, 82 units of room over the whole plan), a fifth of the
- * candidates stopped at a job that every tour could take but for its load.
- * Priced instead, such a job goes where windows allow and distance plus
+ * fleet is at the capacity bound, a fifth of the candidates stopped at a job
+ * that every tour could take but for its load
+ * (docs/experiments/2026-11-28-a-price-on-excess-load.md). Priced instead, such a job goes where windows allow and distance plus
  * the price of the excess is least, overloaded tours keep taking jobs at
  * that price, and later candidates move load back (the penalised capacity
  * of Vidal et al. 2013 and PyVRP, applied to the ruin and recreate).

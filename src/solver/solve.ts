@@ -34,18 +34,16 @@ const FINAL_PHASE_TEMPERATURE = 3;
 const FINAL_TEMPERATURE = 0.01;
 /**
  * The final phase on the whole plan ends warmer: ending at 0.01 it froze
- * early (gh200 RC1_2_1: the current plan equal to the best from about 65 %
- * of the budget on), and on gh200 ending at 0.1 left RC1 about 0.7 and R1
- * 0.25 points shorter (solver README, "Bounded recreate and a warmer end").
+ * early (docs/experiments/2026-11-27-bounded-recreate-and-a-warmer-end.md).
  */
 const FINAL_PHASE_END_TEMPERATURE = 0.1;
 /** From this many jobs on, cost minimisation works on subproblems (see decomposition.ts). */
 const DECOMPOSE_FROM = 2 * SUBPROBLEM_JOBS;
 /**
  * The final cost phase works on subproblems only when the tours make at
- * least this many. Long tours (gh1000 R2, RC2: 50 jobs each) make three
- * subproblems of six tours, where an iteration costs only 1.6 x less than on
- * the whole plan, and the whole plan's search ended 3-4 points shorter.
+ * least this many: long tours make few subproblems, where an iteration is
+ * hardly cheaper than on the whole plan and the whole plan's search ended
+ * shorter (docs/experiments/2026-11-27-long-tours-final-phase-on-the-whole-plan.md).
  */
 const FINAL_SUBPROBLEMS_FROM = 5;
 
@@ -136,7 +134,7 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     if (!large && options.search === "hgs" && hgsApplies(best)) best = yield* hybridGeneticSearch(best, rng, budget, 1, improved);
     else {
       const decompose = large && subproblemCount(best) >= FINAL_SUBPROBLEMS_FROM;
-      // The subproblem rounds keep the cold end: a warmer one measured no better there.
+      // The subproblem rounds keep the cold end: a warmer one measured no better there (docs/experiments/2026-11-27-bounded-recreate-and-a-warmer-end.md).
       best = yield* costSearch(budget.fraction(), 1, FINAL_PHASE_TEMPERATURE, decompose, decompose ? FINAL_TEMPERATURE : FINAL_PHASE_END_TEMPERATURE);
     }
   }
