@@ -1,7 +1,7 @@
 import { env, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import type { ProcessState } from "../src/durable/processes";
+import type { ProcessState } from "../src/core/coordinator/processes";
 import { ORIGIN, type TestCompany, createCompany, insertAddress } from "./helpers";
 
 const record = (status: ProcessState["final"]["status"]) => ({ status, link: "", vague_addresses: [], meta: JSON.stringify({ progress: 0 }) });

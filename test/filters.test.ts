@@ -2,7 +2,7 @@ import { SQLiteSyncDialect } from "drizzle-orm/sqlite-core";
 import { sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { deliveries, routes, users } from "../src/core/db/schema";
-import { ApiError } from "../src/worker/errors";
+import { ApiError } from "../src/core/errors";
 import { type FieldMap, compileQuery, likeToGlob } from "../src/core/lib/filters";
 import { type TestCompany, createCompany } from "./helpers";
 

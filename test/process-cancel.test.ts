@@ -5,7 +5,7 @@
  */
 import { createExecutionContext, createMessageBatch, env, getQueueResult } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { RoutingJob } from "../src/core/env";
+import type { RoutingJob } from "../src/core/queues";
 import worker from "../src/worker/index";
 import { ORIGIN, type TestCompany, createCompany, insertAddress, until } from "./helpers";
 

@@ -1,6 +1,6 @@
 import { env, runDurableObjectAlarm } from "cloudflare:test";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type ProcessState, processRecord } from "../src/durable/processes";
+import { type ProcessState, processRecord } from "../src/core/coordinator/processes";
 import { createCompany } from "./helpers";
 
 const fresh = (): ProcessState => ({

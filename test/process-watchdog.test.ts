@@ -8,10 +8,10 @@ import { createExecutionContext, createMessageBatch, env, getQueueResult, runDur
 import { exports } from "cloudflare:workers";
 import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { type ProcessState, processRecord } from "../src/durable/processes";
+import { type ProcessState, processRecord } from "../src/core/coordinator/processes";
 import { createDb } from "../src/core/db/client";
 import { companies, users } from "../src/core/db/schema";
-import type { RoutingJob } from "../src/core/env";
+import type { RoutingJob } from "../src/core/queues";
 import worker from "../src/worker/index";
 import { startRouting } from "../src/core/services/routing";
 import { ORIGIN, type TestCompany, createCompany, insertAddress, until } from "./helpers";

@@ -11,7 +11,7 @@ import { SQLiteTable } from "drizzle-orm/sqlite-core";
 import { type JsonListSpec, type ListSpec, listStatements } from "../src/core/db/list";
 import * as schema from "../src/core/db/schema";
 import { addresses, driverAvailabilities, driverTracking, outbox, postalAreas, routes, tourAreas, users, vehicles } from "../src/core/db/schema";
-import type { Db } from "../src/core/env";
+import type { Db } from "../src/core/context";
 import type { FieldMap, FieldSpec, RelationSpec } from "../src/core/lib/filters";
 import { userFields } from "../src/worker/routes/company";
 import { outboxFields } from "../src/worker/routes/operator";

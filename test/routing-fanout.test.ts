@@ -11,7 +11,7 @@ import { eq } from "drizzle-orm";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createDb } from "../src/core/db/client";
 import { companies, users } from "../src/core/db/schema";
-import type { RoutingMessage, RoutingPartJob } from "../src/core/env";
+import type { RoutingMessage, RoutingPartJob } from "../src/core/queues";
 import worker from "../src/worker/index";
 import { startRouting } from "../src/core/services/routing";
 import { ORIGIN, type TestCompany, createCompany, tomorrowAt, until } from "./helpers";

@@ -1,4 +1,5 @@
 import { createExecutionContext, createMessageBatch, createScheduledController, env, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
+import type { PublishedEvent } from "../src/core/coordinator/live";
 import { exports } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -6,8 +7,8 @@ import worker from "../src/worker/index";
 import { eq } from "drizzle-orm";
 import { createDb } from "../src/core/db/client";
 import { companies, users } from "../src/core/db/schema";
-import type { Db } from "../src/core/env";
-import { type PublishedEvent, eventTypeOf } from "../src/core/services/events";
+import type { Db } from "../src/core/context";
+import { eventTypeOf } from "../src/core/services/events";
 import { applyLifecycleOp } from "../src/core/services/route-lifecycle";
 import { ORIGIN, OPERATOR, type TestCompany, call, createCompany, insertAddress, routeAndStart, tomorrowAt } from "./helpers";
 

@@ -1,6 +1,5 @@
-import type { DrizzleD1Database } from "drizzle-orm/d1";
-import type { CompanyCoordinator } from "../durable/company";
-import type { WebhookJob } from "./services/webhooks";
+import type { CompanyCoordinatorRpc } from "./coordinator/rpc";
+import type { NotificationJob, RoutingMessage, WebhookJob } from "./queues";
 
 /** Bindings declared in wrangler.toml (secrets come from .dev.vars locally). */
 export interface Env {
@@ -17,7 +16,7 @@ export interface Env {
   SHARD_FOR_NEW_COMPANIES?: string;
   /** Seconds a moving company stays read-only before its rows are copied, and after the switch before it writes again (default 70: the caches of the directory hold 60 s). */
   MOVE_GRACE_SECONDS?: string;
-  COMPANY: DurableObjectNamespace<CompanyCoordinator>;
+  COMPANY: DurableObjectNamespace<CompanyCoordinatorRpc>;
   ROUTING_QUEUE: Queue<RoutingMessage>;
   NOTIFY_QUEUE: Queue<NotificationJob>;
   WEBHOOK_QUEUE: Queue<WebhookJob>;
@@ -77,73 +76,4 @@ export interface Env {
   GEOCODER_URL?: string;
   GEOCODER_KIND?: string;
   GEOCODER_KEY?: string;
-}
-
-export interface RoutingJob {
-  processId: string;
-  companyId: number;
-  /** `upload`: a one-step upload to import before routing. */
-  kind?: "upload";
-  /** Absolute base of the company's API (`<origin>/<slug>/api`) for the links the job hands out. */
-  apiBase: string;
-}
-
-/** One part of a big plan to improve (services/routing-fanout.ts); `key`: the part's object in `UPLOADS`. */
-export interface RoutingPartJob {
-  kind: "routing-part";
-  processId: string;
-  companyId: number;
-  /** The claim of the run that split the plan: results of an older run are ignored. */
-  attempt: string;
-  partId: number;
-  key: string;
-  /** Search time of the part, ms. */
-  budgetMs: number;
-}
-
-/** The parts of a big plan are in (or their deadline passed): merge them and write the routes, under the claim `attempt`. */
-export interface RoutingMergeJob {
-  kind: "routing-merge";
-  processId: string;
-  companyId: number;
-  attempt: string;
-  apiBase: string;
-}
-
-/** Messages of the routing queue. */
-export type RoutingMessage = RoutingJob | RoutingPartJob | RoutingMergeJob;
-
-export interface NotificationJob {
-  outboxId: number;
-  companyId: number;
-}
-
-export type Db = DrizzleD1Database;
-
-export type Role = "dispatcher" | "watcher" | "driver";
-
-export interface Company {
-  id: number;
-  slug: string;
-  companyname: string;
-  location_id: number | null;
-  timezone: string;
-}
-
-export interface AuthUser {
-  id: number;
-  role: Role;
-  companyId: number;
-}
-
-/** Per-request context built by the middleware chain. */
-export interface AppEnv {
-  Bindings: Env;
-  Variables: {
-    db: Db;
-    company: Company;
-    user: AuthUser;
-    /** When the request's token was issued (its `iat`), for the websocket's later checks. */
-    tokenIssuedMs: number;
-  };
 }

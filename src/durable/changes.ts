@@ -3,9 +3,10 @@
  * company. The logic is src/core/services/route-lifecycle.ts.
  */
 import { createDb } from "../core/db/client";
-import { RouteStatus } from "../core/domain/states";
+import type { LifecycleOp, LifecycleOutcome } from "../core/coordinator/changes";
+import { RouteStatus } from "../shared/contract/states";
 import { storeRouteReports } from "../core/services/day-report";
-import { type LifecycleOp, type LifecycleOutcome, applyLifecycleOp } from "../core/services/route-lifecycle";
+import { applyLifecycleOp } from "../core/services/route-lifecycle";
 import type { EtaRefresh } from "./eta-refresh";
 import type { Host } from "./host";
 import type { LiveChannel } from "./live";

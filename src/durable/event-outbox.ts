@@ -7,11 +7,12 @@
  * later, in order.
  */
 import { createDb } from "../core/db/client";
+import type { LiveEvent } from "../shared/contract/live";
 import { log } from "../core/lib/log";
 import { logEventOnce } from "../core/services/events";
 import { OUTBOX_DUE, arm } from "./alarms";
 import type { Host } from "./host";
-import type { LiveChannel, LiveEvent } from "./live";
+import type { LiveChannel } from "./live";
 
 /** How soon the alarm tries again what could not be logged. */
 const OUTBOX_RETRY_MS = 10_000;

@@ -4,29 +4,13 @@
  * the kick of webhook delivery runs for logged events.
  */
 import { createDb } from "../core/db/client";
-import type { Role } from "../core/env";
+import type { PublishedEvent } from "../core/coordinator/live";
+import type { Role } from "../core/context";
 import { tokenHolds } from "../core/lib/tokens";
-import { type PublishedEvent, eventTypeOf, eventsAfter } from "../core/services/events";
+import { eventTypeOf, eventsAfter } from "../core/services/events";
 import { enabledWebhooks, kickWebhooks } from "../core/services/webhooks";
+import { TOKEN_REVOKED } from "../shared/contract/live";
 import type { Host } from "./host";
-
-import type { ProofSummary } from "../core/services/proofs";
-
-/** Live messages of contract.md §6. */
-export type LiveEvent =
-  | { type: "process"; process_id: string; action: string; status: string; meta: string; link: string }
-  | { type: "route"; id: number; status: number; driver_id: number | null }
-  | {
-      type: "delivery";
-      id: number;
-      status: number;
-      route_id: number | null;
-      /** That a proof of delivery exists and what it holds (never the images); null when one was deleted (`proof_deleted`). */
-      proof?: ProofSummary | null;
-      proof_deleted?: { id: number; by: number; at: string };
-    }
-  | { type: "driverposition"; driver_id: number; position: { type: "Point"; coordinates: [number, number] }; timestamp: string }
-  | { type: "eta"; route_id: number };
 
 interface SocketAttachment {
   userId: number;
@@ -34,9 +18,6 @@ interface SocketAttachment {
   /** When the socket's token was issued (ms): a resume checks it against the user's `tokens_valid_after`. Absent on sockets accepted before it was kept. */
   issuedMs?: number;
 }
-
-/** Close code of a socket whose token no longer holds (the user was deactivated, removed or changed role): log in again. */
-export const TOKEN_REVOKED = { code: 4403, reason: "token revoked" } as const;
 
 const STAFF = "staff";
 const driverTag = (id: number) => `driver:${id}`;

@@ -14,15 +14,7 @@
  * minutes without one. Unknown emails are counted exactly like known ones.
  */
 
-export type AttemptKind = "login" | "register" | "activate";
-/** Who is attempting: the account (email, or driver id) and the client's address. */
-export interface AttemptSubjects {
-  account: string;
-  address: string;
-}
-export type AttemptVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number; failures: number };
-export type AttemptOutcome = "succeeded" | "void";
-
+import type { AttemptKind, AttemptOutcome, AttemptSubjects, AttemptVerdict } from "../core/coordinator/login-throttle";
 export const THROTTLE = {
   /** Failures before the first wait: per account, and per address (several people may share one). */
   free: { account: 5, address: 10 },

@@ -3,29 +3,18 @@
  * (src/core/services/routing-fanout.ts): the object collects the parts'
  * results and sends one merge job; the merge itself runs in a consumer.
  */
-import type { RoutingMergeJob } from "../core/env";
+import type { RoutingMergeJob } from "../core/queues";
+import { type FanOutPart, type PartTours, type PartsPlan, fanOutPrefix } from "../core/coordinator/parts";
+import { isFinal } from "../core/coordinator/processes";
 import { formatDateTime } from "../core/lib/time";
 import { PARTS_PREFIX, arm } from "./alarms";
 import type { Host } from "./host";
-import { type Processes, isFinal } from "./processes";
+import type { Processes } from "./processes";
 
 const partsKey = (pid: string) => `${PARTS_PREFIX}${pid}`;
 /** A part's initial tours (`:initial`) and its improved tours (`:result`). */
 const partPrefix = (pid: string) => `part:${pid}:`;
 const partKey = (pid: string, id: number, what: "initial" | "result") => `${partPrefix(pid)}${id}:${what}`;
-/** Objects of a plan's parts in the UPLOADS bucket. */
-export const fanOutPrefix = (companyId: number, pid: string) => `fanout/${companyId}/${pid}/`;
-
-/** Tours as job ids per vehicle (the solver's `InitialTour`). */
-export type PartTours = { vehicleId: string; jobIds: string[] }[];
-
-/** One part of a big plan: its tours in the first solution and the vehicles it may use. */
-export interface FanOutPart {
-  id: number;
-  initial: PartTours;
-  vehicleIds: string[];
-}
-
 /**
  * A big plan improved in parts by several consumers: the run (claim) that
  * split it, which parts are in, and when to merge without the missing ones.
@@ -39,18 +28,6 @@ export interface Parts {
   /** The merge job was sent: later results are ignored. */
   merging: boolean;
   /** The process's progress when no part is in, and when all are. */
-  progress: [number, number];
-}
-
-/** How a plan's parts are to be collected (`startParts`). */
-export interface PartsPlan {
-  /** When to merge without the parts still missing. */
-  deadline: number;
-  /** The watchdog's new deadline for the whole process (after the merge's final pass). */
-  finalBy: number;
-  /** The job that merges the parts. */
-  job: RoutingMergeJob;
-  /** Progress of the process with none and with all parts in. */
   progress: [number, number];
 }
 

@@ -3,15 +3,17 @@
  * storage), the claim of one consumer run, the watchdog that re-runs or fails
  * a process not final by its deadline, and pruning of final records.
  */
+import { CANCELLED, PROCESS_ACTIONS, type ProcessAction, type ProcessState, type ProcessUpdate, isFinal } from "../core/coordinator/processes";
 import { createDb } from "../core/db/client";
-import type { RoutingJob } from "../core/env";
+import type { LiveEvent } from "../shared/contract/live";
+import type { RoutingJob } from "../core/queues";
 import { log } from "../core/lib/log";
 import { formatDateTime } from "../core/lib/time";
 import { forgetProcesses } from "../core/services/process-records";
 import { PRUNE_DUE, WATCH_PREFIX, arm } from "./alarms";
 import type { EventOutbox } from "./event-outbox";
 import type { Host } from "./host";
-import type { LiveChannel, LiveEvent } from "./live";
+import type { LiveChannel } from "./live";
 
 /** Final process records are kept this many days unless PROCESS_RETENTION_DAYS says otherwise. */
 const DEFAULT_RETENTION_DAYS = 30;
@@ -30,43 +32,12 @@ const watchKey = (pid: string) => `${WATCH_PREFIX}${pid}`;
 const finishedIndexKey = (at: number, pid: string) => `finished:${String(at).padStart(15, "0")}:${pid}`;
 const finishedAtOf = (indexKey: string) => Number(indexKey.split(":")[1]);
 
-/** The four actions of a routing or upload process (contract.md §6). */
-export const PROCESS_ACTIONS = ["import_deliveries", "cluster_deliveries", "routing", "final"] as const;
-export type ProcessAction = (typeof PROCESS_ACTIONS)[number];
-export type ProcessStatus = "waiting" | "running" | "finished" | "failed" | "skipped";
-
-export interface ProcessRecord {
-  status: ProcessStatus;
-  link: string;
-  vague_addresses: Record<string, string | number | null>[];
-  /** JSON text with at least `progress` (0..1), and `error` when failed. */
-  meta: string;
-}
-
-export type ProcessState = Record<ProcessAction, ProcessRecord>;
-
-export type ProcessUpdate = { status?: ProcessStatus; link?: string; meta?: Record<string, unknown>; vague_addresses?: ProcessRecord["vague_addresses"] };
-
-/** The `error` of a cancelled process (contract.md §6 has no `cancelled` status: it is `failed` with this reason). */
-export const CANCELLED = "cancelled";
-
 /** The consumer run that claimed a process; `writing` once it writes its routes (no cancelling then). */
 interface Owner {
   attempt: string;
   since: number;
   writing?: boolean;
 }
-
-export const isFinal = (status: ProcessStatus) => status === "finished" || status === "failed";
-
-/** A fresh action record: progress 1 when it is already done or skipped, 0 otherwise. */
-export const processRecord = (status: ProcessStatus, extra: Partial<ProcessRecord> = {}): ProcessRecord => ({
-  status,
-  link: "",
-  vague_addresses: [],
-  meta: JSON.stringify({ progress: status === "finished" || status === "skipped" ? 1 : 0 }),
-  ...extra,
-});
 
 /**
  * The watchdog of a process that is not final yet: the job to queue again,

@@ -8,10 +8,11 @@
  *   /<slug>/api/*       company (its shard) -> D1 session -> rate limit -> JWT -> (route) role guard -> handler
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
+import { ApiError } from "../core/errors";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
-import type { AppEnv } from "../core/env";
-import { ApiError, handleError, handleNotFound, validationHook } from "./errors";
+import type { AppEnv } from "./app-env";
+import { handleError, handleNotFound, validationHook } from "./errors";
 import { renderDocs } from "./docs";
 import { authenticate } from "./middleware/auth";
 import { BOOKMARK_HEADER, d1Session } from "./middleware/d1-session";

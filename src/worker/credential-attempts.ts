@@ -5,9 +5,9 @@
  * is the same whether or not the account exists.
  */
 import type { Context } from "hono";
-import type { AttemptKind } from "../durable/login-throttle";
-import type { AppEnv } from "../core/env";
-import { ApiError } from "./errors";
+import type { AttemptKind } from "../core/coordinator/login-throttle";
+import type { AppEnv } from "./app-env";
+import { ApiError } from "../core/errors";
 import { log } from "../core/lib/log";
 import { companyStub } from "../core/services/live";
 

@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ZodError } from "zod";
+import { ApiError, conflict, unprocessable } from "../core/errors";
 import { log } from "../core/lib/log";
 
 /** The one error body of the interface: `{code, message, fields}`. */
@@ -13,24 +14,6 @@ export const ErrorBody = z
     fields: z.string().openapi({ description: "Comma-separated names of the offending fields, or empty", example: "pdt_to" }),
   })
   .openapi("Error");
-
-export type ErrorStatus = 400 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 501 | 503;
-
-/** Thrown anywhere; rendered by `handleError` into the error body. */
-export class ApiError extends HTTPException {
-  readonly fields: string;
-  readonly headers: Record<string, string>;
-  constructor(status: ErrorStatus, message: string, fields: string[] | string = "", headers: Record<string, string> = {}) {
-    super(status, { message });
-    this.fields = Array.isArray(fields) ? fields.join(",") : fields;
-    this.headers = headers;
-  }
-}
-
-export const forbidden = (message = "Forbidden") => new ApiError(403, message);
-export const notFound = (what = "Object") => new ApiError(404, `${what} not found`);
-export const conflict = (message: string, fields: string[] | string = "") => new ApiError(409, message, fields);
-export const unprocessable = (message: string, fields: string[] | string = "") => new ApiError(422, message, fields);
 
 export function errorResponse(c: Context, status: ContentfulStatusCode, message: string, fields = "", headers: Record<string, string> = {}) {
   return c.json({ code: status, message, fields }, status, headers);

@@ -3,12 +3,11 @@
  * login (customer tracking, registration with an emailed code): one small
  * HTML document, mobile first, no script, no external resource.
  */
+import { escapeHtml } from "../core/lib/html";
 import type { Language } from "../core/services/company-settings";
 
 /** No script at all; inline styles only; images only inline. */
 export const SERVER_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
-
-export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 const STYLE = `body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1a1a1a;background:#f4f5f7}
 main{max-width:32rem;margin:0 auto;padding:1rem}

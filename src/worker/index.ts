@@ -1,7 +1,9 @@
 /** Worker entry: HTTP through Hono, queue consumers, and the Durable Object class. */
 import { eq } from "drizzle-orm";
+import { type NotificationJob, type RoutingMessage, type WebhookJob } from "../core/queues";
+import type { Db } from "../core/context";
 import { createApp } from "./app";
-import type { Db, Env, NotificationJob, RoutingMessage } from "../core/env";
+import type { Env } from "../core/env";
 import { createDb } from "../core/db/client";
 import { companies } from "../core/db/schema";
 import { envForShard, placementOf, shardCount, shardsInMoves } from "../core/db/shards";
@@ -12,7 +14,7 @@ import { runRouting } from "../core/services/routing";
 import { givePartUp, runRoutingPart } from "../core/services/routing-fanout";
 import { runRetention } from "../core/services/retention";
 import { runOneStepUpload } from "../core/services/uploads";
-import { type WebhookJob, deliverWebhook, webhooksBehind } from "../core/services/webhooks";
+import { deliverWebhook, webhooksBehind } from "../core/services/webhooks";
 
 export { CompanyCoordinator } from "../durable/company";
 

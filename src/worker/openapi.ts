@@ -4,11 +4,13 @@
  * document all come from these declarations.
  */
 import { type RouteConfig, createRoute, z } from "@hono/zod-openapi";
+import type { AppEnv } from "./app-env";
+import { forbidden } from "../core/errors";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { AppEnv, Role } from "../core/env";
-import { ErrorBody, forbidden } from "./errors";
+import type { Role } from "../core/context";
+import { ErrorBody } from "./errors";
 
 const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: ErrorBody } } });
 

@@ -3,7 +3,8 @@
  * a plain form (no script) that sets the password with the code, then points
  * to the app the user works in (the driver app or the dispatcher console).
  */
-import { escapeHtml, serverPage } from "./html-page";
+import { serverPage } from "./html-page";
+import { escapeHtml } from "../core/lib/html";
 import { PASSWORD_MIN_LENGTH } from "../core/lib/password-rules";
 import type { Language } from "../core/services/company-settings";
 

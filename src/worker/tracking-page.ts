@@ -5,7 +5,8 @@
  * destination and the driver's approximate position (no tiles needed).
  */
 import { haversineMeters } from "../core/geo/distance";
-import { escapeHtml, serverPage } from "./html-page";
+import { escapeHtml } from "../core/lib/html";
+import { serverPage } from "./html-page";
 import { localDateTimeText } from "../core/lib/time";
 import type { Language } from "../core/services/company-settings";
 import type { TrackingState, TrackingView } from "../core/services/customer-tracking";

@@ -1,5 +1,5 @@
 import { drizzle } from "drizzle-orm/d1";
-import type { Db } from "../env";
+import type { Db } from "../context";
 
 /**
  * The drizzle handle of a D1 binding or of a request's D1 session. Built

@@ -1,8 +1,8 @@
 import { type SQL, and, asc, count, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Db } from "../env";
-import { notFound, unprocessable } from "../../worker/errors";
+import type { Db } from "../context";
+import { notFound, unprocessable } from "../errors";
 import { type FieldMap, compileQuery } from "../lib/filters";
 import { envelopeJson } from "./json";
 

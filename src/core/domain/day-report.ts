@@ -22,6 +22,7 @@
  *   Tracked km when there are any, else planned km (`co2e_basis`).
  */
 import { haversineMeters } from "../geo/distance";
+import type { Figures, StopFigure } from "../../shared/contract/day-report";
 import { DELIVERY_CODES } from "./states";
 
 /** Steps between two positions faster than this are GPS jumps, not driving. */
@@ -75,23 +76,6 @@ export interface RouteInput {
   vehicle_class: string;
   /** The vehicle's own factor (g CO₂e/km), overriding its class's. */
   co2e_factor: number | null;
-}
-
-export interface StopFigure {
-  delivery_id: number;
-  outcome: "delivered" | "not_delivered";
-  ata: string | null;
-  window_from: string | null;
-  window_to: string | null;
-  /** null: no window or no arrival. */
-  on_time: boolean | null;
-  late_minutes: number;
-  early_minutes: number;
-  /** Seconds at the door before the window opened (early arrivals). */
-  waited_s: number;
-  /** Not delivered: the reason (delivery code name, else "no reason given"). */
-  reason: string | null;
-  drivernotes: string | null;
 }
 
 /** One finished route's figures: what `route_reports` stores. */
@@ -204,34 +188,6 @@ export function routeFigures(input: RouteInput): RouteFigures {
     co2e_g: Math.round(km * factor),
     stop_figures: stopFigures,
   };
-}
-
-/** The figures a report shows for any group of routes (one route, a driver's, all). */
-export interface Figures {
-  routes: number;
-  planned_km: number;
-  /** Sum over the routes with a track; `routes_tracked` says how many. */
-  actual_km: number | null;
-  routes_tracked: number;
-  planned_minutes: number;
-  actual_minutes: number | null;
-  stops: number;
-  delivered: number;
-  not_delivered: number;
-  with_window: number;
-  on_time: number;
-  /** on_time / with_window, 0..1; null when no stop had a window. */
-  on_time_share: number | null;
-  early: number;
-  late: number;
-  late_minutes: number;
-  /** Reported stops per hour of actual duration. */
-  stops_per_hour: number | null;
-  waiting_minutes_planned: number;
-  waiting_minutes_actual: number;
-  co2e_kg: number;
-  /** Not delivered, by reason. */
-  reasons: { reason: string; count: number }[];
 }
 
 const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits;

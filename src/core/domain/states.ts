@@ -3,12 +3,7 @@
  * API serves. Pure: the transition table is checked here, the company's
  * Durable Object applies it so concurrent calls are serialised.
  */
-
-export const RouteStatus = { new: 0, assigned: 1, accepted: 2, ontheway: 3, finished: 4, cancelled: 5, route_replaced: 6 } as const;
-export type RouteStatusId = (typeof RouteStatus)[keyof typeof RouteStatus];
-
-export const DeliveryStatus = { none: 0, routed: 1, delivered: 2, undelivered: 3, cancelled: 4 } as const;
-export type DeliveryStatusId = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
+import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 
 const lookup = (values: Record<string, number>) => Object.entries(values).map(([name, id]) => ({ id, name }));
 

@@ -7,7 +7,7 @@
  */
 import { type SQL, type SQLWrapper, and, not, or, sql } from "drizzle-orm";
 import { inList } from "../db/sql";
-import { unprocessable } from "../../worker/errors";
+import { unprocessable } from "../errors";
 import { normaliseDateTime } from "./time";
 
 export type FieldType = "integer" | "number" | "text" | "boolean" | "datetime" | "json_array";

@@ -1,8 +1,9 @@
 import { eq } from "drizzle-orm";
+import type { AuthUser, Role } from "../context";
 import { SignJWT, jwtVerify } from "jose";
 import { createDb } from "../db/client";
 import { users } from "../db/schema";
-import type { AuthUser, Env, Role } from "../env";
+import type { Env } from "../env";
 
 const ALGORITHM = "HS256";
 const ROLES: Role[] = ["dispatcher", "watcher", "driver"];

@@ -6,7 +6,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import type { Env } from "../env";
-import { unprocessable } from "../../worker/errors";
+import { unprocessable } from "../errors";
 import { GazetteerGeocoder, createGeocoder, toCountryCode } from "../geo";
 import { Point } from "../../worker/openapi";
 

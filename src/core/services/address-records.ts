@@ -3,9 +3,10 @@
  * and the nearest one to a point (reverse lookup before the gazetteer).
  */
 import { and, eq, gte, lte, sql } from "drizzle-orm";
+import type { Db } from "../context";
 import { addresses } from "../db/schema";
-import type { Db, Env } from "../env";
-import { notFound, unprocessable } from "../../worker/errors";
+import type { Env } from "../env";
+import { notFound, unprocessable } from "../errors";
 import { createGeocoder, haversineMeters, toCountryCode } from "../geo";
 import type { FieldMap } from "../lib/filters";
 import { type AddressInputType, resolveAddressInput } from "./address-input";

@@ -16,7 +16,7 @@
  * input is either a valid expression or, when nothing searchable is left,
  * a 422 naming `query`.
  */
-import { unprocessable } from "../../worker/errors";
+import { unprocessable } from "../errors";
 import type { AddressRow } from "./addresses";
 
 /** The name columns (always searched) and the postal-code/city columns (`citocode=true`). */

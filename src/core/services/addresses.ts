@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { and, asc, eq, or, sql } from "drizzle-orm";
 import { columnRef, jsonObject, jsonValue, pointJson, tableRef } from "../db/json";
 import { addresses, deliveries } from "../db/schema";
-import type { Db } from "../env";
+import type { Db } from "../context";
 import { Point } from "../../worker/openapi";
 
 export type AddressRow = typeof addresses.$inferSelect;

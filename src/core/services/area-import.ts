@@ -17,7 +17,7 @@
  * Imports are operator actions and are not meant to run concurrently.
  */
 import { z } from "@hono/zod-openapi";
-import { unprocessable } from "../../worker/errors";
+import { unprocessable } from "../errors";
 import { unionPostalAreas } from "../geo";
 import { type Bbox, geometryBbox, validateAreaGeometry } from "./area-geometry";
 

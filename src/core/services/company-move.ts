@@ -29,9 +29,9 @@ import { createDb } from "../db/client";
 import { companyDirectory } from "../db/schema";
 import { directoryDb, envForShard, forgetPlacement, shardCount, takeFreshBlock } from "../db/shards";
 import type { Env } from "../env";
-import { conflict, notFound, unprocessable } from "../../worker/errors";
+import { conflict, notFound, unprocessable } from "../errors";
 import { log } from "../lib/log";
-import { forgetCompany } from "../../worker/middleware/tenancy";
+import { forgetCompany } from "./company-lookup";
 
 /** Company tables in copy order (every row a later one refers to comes first); cleanup goes backwards. */
 export const MOVED_TABLES = [

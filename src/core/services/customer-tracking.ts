@@ -7,8 +7,8 @@
  */
 import { and, count, desc, eq, isNull, lt, sql } from "drizzle-orm";
 import { addresses, companies, deliveries, driverTracking, routes, trackingLinks, users } from "../db/schema";
-import { DeliveryStatus, RouteStatus } from "../domain/states";
-import type { Db } from "../env";
+import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
+import type { Db } from "../context";
 import { nowIso } from "../lib/time";
 import type { Language } from "./company-settings";
 import { latestProof } from "./proofs";

@@ -4,10 +4,9 @@
  * writer (formula text neutralised) and the XLSX writer.
  */
 import { wallClockAt } from "../../shared/wall-clock";
-import type { Figures } from "../domain/day-report";
+import { type Figures, type DayReport, type DriverLine, type RouteLine } from "../../shared/contract/day-report";
 import { csvCell } from "../lib/csv";
 import { type Cell, writeXlsx } from "../lib/xlsx-writer";
-import type { DayReport, DriverLine, RouteLine } from "./day-report";
 
 const FIGURE_COLUMNS: [string, (f: Figures) => Cell][] = [
   ["planned_km", (f) => f.planned_km],

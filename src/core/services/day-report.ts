@@ -15,11 +15,13 @@
  * its positions were archived gets the same figures.
  */
 import { and, asc, eq, gte, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import type { Company, Db } from "../context";
 import { addDays, dayAt, dayBounds } from "../../shared/wall-clock";
 import { deliveries, events, routeReports, routes, users, vehicles } from "../db/schema";
-import { type Figures, type RouteFigures, EMISSION_FACTORS, type StopFigure, type StopInput, latenessHistogram, routeFigures, sumFigures } from "../domain/day-report";
-import { DeliveryStatus, RouteStatus } from "../domain/states";
-import type { Company, Db, Env } from "../env";
+import type { DayReport, DriverLine, RouteLine } from "../../shared/contract/day-report";
+import { type RouteFigures, EMISSION_FACTORS, type StopInput, latenessHistogram, routeFigures, sumFigures } from "../domain/day-report";
+import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
+import type { Env } from "../env";
 import { log } from "../lib/log";
 import { formatDateTime } from "../lib/time";
 import { positionsOfDay } from "./position-archive";
@@ -159,39 +161,6 @@ async function fillMissing(env: Env, db: Db, company: Pick<Company, "id" | "time
     .limit(MISSING_PER_READ + 1);
   for (const { id } of missing.slice(0, MISSING_PER_READ)) await computeRouteReport(env, db, company.id, company.timezone, id);
   return Math.max(0, missing.length - MISSING_PER_READ);
-}
-
-export interface RouteLine extends Figures {
-  route_id: number;
-  name: string | null;
-  day: string;
-  driver_id: number | null;
-  driver_name: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-  vehicle_class: string;
-  co2e_factor: number;
-  co2e_basis: "tracked" | "planned";
-  /** Every reported stop: outcome, arrival, window, lateness, reason and the driver's notes. */
-  stop_details: StopFigure[];
-}
-
-export interface DriverLine extends Figures {
-  driver_id: number | null;
-  driver_name: string | null;
-}
-
-export interface DayReport {
-  from: string;
-  to: string;
-  timezone: string;
-  /** Some finished routes of the range have no figures yet: ask again. */
-  incomplete: boolean;
-  routes: RouteLine[];
-  drivers: DriverLine[];
-  totals: Figures;
-  lateness_histogram: { label: string; from: number; to: number | null; count: number }[];
-  emission_factors: { vehicle_class: string; g_per_km: number; basis: string }[];
 }
 
 const driverName = (u: { firstname: string | null; lastname: string | null; email: string } | undefined) =>

@@ -1,12 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { type SQL, and, eq, sql } from "drizzle-orm";
 import { addresses, deliveries, routes } from "../db/schema";
-import type { Company, Db } from "../env";
-import { conflict, unprocessable } from "../../worker/errors";
+import type { Company, Db } from "../context";
+import { conflict, unprocessable } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import { normaliseDateTime } from "../lib/time";
 import { DateTime, Point } from "../../worker/openapi";
-import { RouteStatus } from "../domain/states";
+import { RouteStatus } from "../../shared/contract/states";
 import { AddressSchema, type AddressRow, addressLookup, pointOf, presentAddress } from "./addresses";
 import type { JsonListSpec } from "../db/list";
 import { columnEntries, columnRef, embedded, jsonObject } from "../db/json";

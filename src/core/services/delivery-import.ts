@@ -4,10 +4,11 @@
  * carry no coordinate; all rows are written in two statements of one batch.
  */
 import { sql } from "drizzle-orm";
+import type { Company } from "../context";
 import { addresses, deliveries } from "../db/schema";
 import { d1Statement } from "../db/sql";
-import type { Company, Env } from "../env";
-import { ApiError, unprocessable } from "../../worker/errors";
+import type { Env } from "../env";
+import { ApiError, unprocessable } from "../errors";
 import { normaliseDateTime } from "../lib/time";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
 

@@ -1,7 +1,7 @@
 /** Driver availability windows: presentation, filters, and the merge of an overlapping window. */
 import { z } from "@hono/zod-openapi";
 import { driverAvailabilities } from "../db/schema";
-import { unprocessable } from "../../worker/errors";
+import { unprocessable } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import { normaliseDateTime } from "../lib/time";
 import { DateTime } from "../../worker/openapi";

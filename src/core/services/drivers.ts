@@ -4,11 +4,12 @@
  * the three outgoing emails, activation, and the route lookups.
  */
 import { z } from "@hono/zod-openapi";
+import type { Company, Db } from "../context";
 import { type SQL, and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { JsonListSpec } from "../db/list";
 import { driverAvailabilities, driverTracking, routes, users } from "../db/schema";
-import type { Company, Db, Env } from "../env";
-import { forbidden, notFound, unprocessable } from "../../worker/errors";
+import type { Env } from "../env";
+import { forbidden, notFound, unprocessable } from "../errors";
 import { hashCode } from "../lib/crypto";
 import type { FieldMap } from "../lib/filters";
 import { nowIso } from "../lib/time";

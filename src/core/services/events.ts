@@ -6,9 +6,10 @@
  * batch answers travel with the live message (`event_id`).
  */
 import { type SQL, and, asc, eq, gt, sql } from "drizzle-orm";
-import type { LiveEvent } from "../../durable/live";
+import type { LiveEntry, PublishedEvent } from "../coordinator/live";
+import type { LiveEvent } from "../../shared/contract/live";
 import { events, now, webhooks } from "../db/schema";
-import type { Db } from "../env";
+import type { Db } from "../context";
 
 export const EVENT_TYPES = ["route.updated", "delivery.updated", "process.updated", "driver.position", "eta.updated"] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -30,21 +31,6 @@ export const EVENT_PATTERN = /^(\*|(route|delivery|process|driver|eta)\.\*|route
 const patternsFor = (type: string) => ["*", type, `${type.split(".")[0]}.*`];
 
 export const wants = (patterns: readonly string[], type: string) => patterns.some((p) => patternsFor(type).includes(p));
-
-export interface LiveEntry {
-  event: LiveEvent;
-  /** The driver the event concerns: drivers only ever see their own. */
-  driverId: number | null;
-}
-
-/**
- * A live event as it is published: with its id in the event log when it was
- * logged; without one it is live only (progress of a running process action,
- * a driver position no webhook wanted).
- */
-export interface PublishedEvent extends LiveEntry {
-  eventId?: number;
-}
 
 /** An event to log in the batch of the change that causes it. */
 export interface PendingEvent extends LiveEntry {

@@ -1,6 +1,6 @@
 import type { Env } from "../env";
 import { log } from "../lib/log";
-import type { PublishedEvent } from "./events";
+import type { PublishedEvent } from "../coordinator/live";
 
 /** The company's coordinator, addressed by company id. */
 export const companyStub = (env: Env, companyId: number) => env.COMPANY.getByName(`company:${companyId}`);

@@ -4,7 +4,7 @@
  * (German or English) and time zone, as a plain-text and an HTML part (SMS
  * use the text). Outbox rows carry the kind (`template`) and its `data`.
  */
-import { escapeHtml } from "../../worker/html-page";
+import { escapeHtml } from "../lib/html";
 import { localDateTimeText, parseDateTime } from "../lib/time";
 
 import type { Language } from "./company-settings";

@@ -6,11 +6,12 @@
  * `failed` with the reason once the attempts are used up; nothing is dropped.
  */
 import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "../context";
 import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js/min";
 import { companies, outbox } from "../db/schema";
 import { log } from "../lib/log";
 import { nowIso } from "../lib/time";
-import type { Db, Env } from "../env";
+import type { Env } from "../env";
 import type { Language } from "./company-settings";
 import { renderMessage } from "./message-templates";
 import { emailProvider, smsProvider } from "./notify-providers";

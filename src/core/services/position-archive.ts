@@ -13,9 +13,10 @@
  * after the archiving.
  */
 import { and, eq, gte, lt, lte, sql } from "drizzle-orm";
+import type { Db } from "../context";
 import { addDays, dayAt, dayBounds } from "../../shared/wall-clock";
 import { companies, driverTracking, users } from "../db/schema";
-import type { Db, Env } from "../env";
+import type { Env } from "../env";
 import { log } from "../lib/log";
 import { formatDateTime } from "../lib/time";
 import type { TrackingRow } from "./tracking-positions";

@@ -5,8 +5,9 @@
  * of it goes when the record is pruned, so neither grows without bound.
  */
 import { and, eq, inArray } from "drizzle-orm";
+import type { Db } from "../context";
 import { processes } from "../db/schema";
-import type { Db, Env } from "../env";
+import type { Env } from "../env";
 
 export const uploadKey = (companyId: number, processId: string, index: number, fileName: string) =>
   `${uploadPrefix(companyId, processId)}${index}-${fileName.replace(/[^\w.-]+/g, "_")}`;

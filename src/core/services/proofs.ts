@@ -9,16 +9,20 @@
  * time-limited signed links (HMAC-SHA256 with `JWT_SECRET`).
  */
 import { z } from "@hono/zod-openapi";
+import type { ReportExtras } from "../coordinator/changes";
+import type { PublishedEvent } from "../coordinator/live";
+import type { AuthUser, Company, Db } from "../context";
 import { type SQL, and, asc, desc, eq, getTableColumns, inArray, lt, sql } from "drizzle-orm";
 import { addresses, companies, deliveries, deliveryProofs, now, routes } from "../db/schema";
-import { DeliveryStatus, RouteStatus } from "../domain/states";
-import type { AuthUser, Company, Db, Env } from "../env";
-import { ApiError, conflict, forbidden, notFound, unprocessable } from "../../worker/errors";
+import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
+import type { Env } from "../env";
+import { ApiError, conflict, forbidden, notFound, unprocessable } from "../errors";
 import { haversineMeters } from "../geo/distance";
 import { type CheckedImage, ImageError, checkImage } from "../lib/images";
 import { log } from "../lib/log";
 import { formatDateTime, nowIso } from "../lib/time";
-import { eventInsert, loggedEvents, type PublishedEvent } from "./events";
+import { eventInsert, loggedEvents } from "./events";
+import type { ProofSummary } from "../../shared/contract/proof";
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -73,15 +77,6 @@ export const ProofSchema = z
   .openapi("DeliveryProof");
 
 export type ProofOut = z.infer<typeof ProofSchema>;
-
-/** What events (`delivery.updated`, websocket `delivery`) say of a proof: that it exists and what it holds, never the images. */
-export interface ProofSummary {
-  photo: boolean;
-  signature: boolean;
-  recipient: boolean;
-  far_from_address: boolean | null;
-  scan_match: boolean | null;
-}
 
 export const proofSummary = (row: Pick<ProofRow, "photo_key" | "signature_key" | "recipient" | "far_from_address" | "scan_match">): ProofSummary => ({
   photo: row.photo_key !== null,
@@ -279,13 +274,6 @@ export function guardedProofUpsert(db: Db, companyId: number, deliveryId: number
 }
 
 /** What `POST /deliverydone` may add to a report (beyond contract.md's `status` and `drivernotes`). */
-export interface ReportExtras {
-  reported_at?: string;
-  position?: { lat: number; lng: number; accuracy?: number };
-  recipient?: string;
-  scancode?: string;
-}
-
 /**
  * The report's time: the phone's (an offline report sent later keeps it),
  * not ahead of the server's clock by more than CLOCK_SKEW_MS and not before the

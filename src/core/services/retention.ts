@@ -25,10 +25,11 @@
  * anywhere loses nothing and the next one simply goes on.
  */
 import { type SQL, and, eq, inArray, lt, lte, min, notExists, sql } from "drizzle-orm";
+import type { Db } from "../context";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Db, Env } from "../env";
+import type { Env } from "../env";
 import { companies, deliveries, events, outbox, routes, webhookDeliveries, webhooks } from "../db/schema";
-import { RouteStatus } from "../domain/states";
+import { RouteStatus } from "../../shared/contract/states";
 import { log } from "../lib/log";
 import { formatDateTime } from "../lib/time";
 import { archiveOldPositions } from "./position-archive";

@@ -7,24 +7,24 @@
  * can never produce a state outside the table.
  */
 import { and, asc, desc, eq, gte, inArray, isNull, lt, ne, sql } from "drizzle-orm";
+import type { LifecycleOp, LifecycleOutcome, RouteChange } from "../coordinator/changes";
+import type { LiveEntry, PublishedEvent } from "../coordinator/live";
+import type { ReportExtras } from "../coordinator/changes";
+import type { AuthUser, Company, Db } from "../context";
+import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 import type { BatchItem } from "drizzle-orm/batch";
 import { addresses, companies, deliveries, driverTracking, outbox, routes, users } from "../db/schema";
 import { estimateArrivals } from "../domain/eta";
-import { DeliveryStatus, RouteStatus, UNFINISHED_ROUTE_STATUSES, canTransitionRoute } from "../domain/states";
-import type { AuthUser, Company, Db, Env } from "../env";
+import { UNFINISHED_ROUTE_STATUSES, canTransitionRoute } from "../domain/states";
+import type { Env } from "../env";
 import { haversineMeters } from "../geo/distance";
-import { ApiError, type ErrorStatus, conflict, forbidden, notFound, unprocessable } from "../../worker/errors";
+import { ApiError, type ErrorStatus, conflict, forbidden, notFound, unprocessable } from "../errors";
 import { formatDateTime, nowIso, parseDateTime } from "../lib/time";
 import { type RouteRow, loadRoute } from "./route-records";
 import { trackingTokens, trackingUrl } from "./customer-tracking";
-import { type LiveEntry, type PublishedEvent, eventInsert, loggedEvents } from "./events";
+import { eventInsert, loggedEvents } from "./events";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
-import { type ReportExtras, guardedProofUpsert, proofOfReport, proofSummary, reportProofFields, reportTime } from "./proofs";
-
-export interface RouteChange {
-  status?: number;
-  driver_id?: number | null;
-}
+import { guardedProofUpsert, proofOfReport, proofSummary, reportProofFields, reportTime } from "./proofs";
 
 /** What a change did: the events its batches logged, to publish (with the driver they concern). */
 export interface ChangeResult {
@@ -402,15 +402,6 @@ async function approachingMessages(db: Db, company: Company, routeId: number, re
   const linked = await withTrackingLinks(db, company, base, [{ ...next, eta_from: next.eta_from, eta_to: next.eta_to }]);
   return customerMessages("delivery_approaching", routeId, linked, { stops_before: settings.stopsBefore });
 }
-
-/** A state change as the company's Durable Object receives it over RPC. */
-export type LifecycleOp =
-  | { kind: "route"; company: Company; actor: AuthUser; routeId: number; change: RouteChange; base: string }
-  | { kind: "cancel"; company: Company; routeId: number }
-  | { kind: "report"; company: Company; actor: AuthUser; deliveryId: number; outcome: "delivered" | "undelivered"; drivernotes?: string; base: string; extras?: ReportExtras };
-
-/** Errors cross RPC as plain data, so the worker can answer with the right status. */
-export type LifecycleOutcome = { ok: true; events: ChangeResult["events"] } | { ok: false; status: ErrorStatus; message: string; fields: string };
 
 export async function applyLifecycleOp(env: Env, db: Db, op: LifecycleOp): Promise<LifecycleOutcome> {
   try {

@@ -11,8 +11,8 @@
 import { z } from "@hono/zod-openapi";
 import { type SQL, and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import { deliveries, routes } from "../db/schema";
-import type { Db } from "../env";
-import { notFound } from "../../worker/errors";
+import type { Db } from "../context";
+import { notFound } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import { DateTime } from "../../worker/openapi";
 import { AddressSchema, type AddressRow, addressLookup, presentAddress } from "./addresses";

@@ -10,7 +10,7 @@ import { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { CIRCUITY_FACTOR } from "../../solver/matrix";
 import { addresses } from "../db/schema";
-import type { Db } from "../env";
+import type { Db } from "../context";
 import { haversineMeters } from "../geo/distance";
 import type { DeliveryRow } from "./deliveries";
 import { type RouteRow, loadRouteDeliveries } from "./route-records";

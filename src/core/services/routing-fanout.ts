@@ -20,8 +20,9 @@
  * FINAL_SHARE) x budget plus queue and storage overhead.
  */
 import { type PlanPart, type Problem, SPLIT_BUDGET, type Solution, splitPlan, solve, toursOf } from "../../solver";
-import { type FanOutPart, type PartTours, fanOutPrefix } from "../../durable/parts";
-import type { Env, RoutingMergeJob, RoutingPartJob } from "../env";
+import type { RoutingMergeJob, RoutingPartJob } from "../queues";
+import { type FanOutPart, type PartTours, fanOutPrefix } from "../coordinator/parts";
+import type { Env } from "../env";
 import { companyStub } from "./live";
 
 const DEFAULT_MIN_STOPS = 1500;

@@ -4,15 +4,18 @@
  * shared by the synchronous path and the routing queue consumer.
  */
 import { z } from "@hono/zod-openapi";
+import type { RoutingJob } from "../queues";
+import type { Company, Db } from "../context";
+import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 import booleanPointInPolygon from "@turf/boolean-point-in-polygon";
 import { type SQL, and, asc, eq, gt, inArray, lte, or, sql } from "drizzle-orm";
 import { type Solution, type SolveOptions, type VehicleClassId, mergeParts, solve, toursOf } from "../../solver";
-import { type ProcessState, processRecord } from "../../durable/processes";
+import { type ProcessState, processRecord } from "../coordinator/processes";
 import { addresses, deliveries, driverAvailabilities, processes, routes, tourAreas, users, vehicles } from "../db/schema";
-import { DeliveryStatus, OPEN_DELIVERY_STATUSES, RouteStatus, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
+import { OPEN_DELIVERY_STATUSES, UNFINISHED_ROUTE_STATUSES } from "../domain/states";
 import { type PlannedDelivery, type PlannedRoute, type RouteReplacement, type RoutingParams, type VehicleSpec, buildProblem, planRoutes, planningOrigin } from "../domain/routing-plan";
-import type { Company, Db, Env, RoutingJob } from "../env";
-import { ApiError, type ErrorStatus, conflict, notFound, unprocessable } from "../../worker/errors";
+import type { Env } from "../env";
+import { ApiError, type ErrorStatus, conflict, notFound, unprocessable } from "../errors";
 import { formatDateTime, nowIso } from "../lib/time";
 import { log } from "../lib/log";
 import { dayAround } from "../../shared/wall-clock";

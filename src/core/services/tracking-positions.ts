@@ -1,12 +1,13 @@
 /** Driver tracking entries: presentation, batched inserts, latest positions, traces. */
 import { z } from "@hono/zod-openapi";
+import type { LiveEntry, PublishedEvent } from "../coordinator/live";
 import { type SQL, and, desc, eq, gte, sql } from "drizzle-orm";
 import { columnRef, embedded, jsonObject, jsonValue, pointJson, tableRef } from "../db/json";
 import { driverTracking, users } from "../db/schema";
-import type { Db } from "../env";
+import type { Db } from "../context";
 import type { FieldMap } from "../lib/filters";
 import { DateTime } from "../../worker/openapi";
-import { type EventAnswer, type LiveEntry, type PublishedEvent, eventInsert, loggedEvents, webhookWants } from "./events";
+import { type EventAnswer, eventInsert, loggedEvents, webhookWants } from "./events";
 
 export type TrackingRow = typeof driverTracking.$inferSelect;
 

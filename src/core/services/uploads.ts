@@ -5,12 +5,14 @@
  * spreadsheet in R2 and an email with its link).
  */
 import { and, asc, eq } from "drizzle-orm";
-import { processRecord } from "../../durable/processes";
+import type { RoutingJob } from "../queues";
+import type { Company, Db } from "../context";
+import { processRecord } from "../coordinator/processes";
 import { addresses, companies, deliveries, processes, routes, users } from "../db/schema";
 import { type RowAddress, rowAddress, rowsFromSheet } from "../domain/upload-rows";
 import type { RoutingParams } from "../domain/routing-plan";
-import type { Company, Db, Env, RoutingJob } from "../env";
-import { ApiError, conflict, notFound, unprocessable } from "../../worker/errors";
+import type { Env } from "../env";
+import { ApiError, conflict, notFound, unprocessable } from "../errors";
 import { csvCell } from "../lib/csv";
 import { SHEET_LIMITS, SpreadsheetError, readSpreadsheet } from "../lib/spreadsheet";
 import { type DeliveryDataItem, importDeliveries } from "./delivery-import";

@@ -5,9 +5,10 @@
  * `GET /_operator/companies/<slug>/usage`).
  */
 import { z } from "@hono/zod-openapi";
+import type { Db } from "../context";
 import { type SQL, count, eq, inArray, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
-import type { Db, Env } from "../env";
+import type { Env } from "../env";
 import { addresses, deliveries, deliveryProofs, driverTracking, events, outbox, routes, webhookDeliveries, webhooks } from "../db/schema";
 
 /**

@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import type { Company, Db, Role } from "../context";
 import { type SQL, and, eq } from "drizzle-orm";
 import { users } from "../db/schema";
-import type { Company, Db, Env, Role } from "../env";
-import { forbidden } from "../../worker/errors";
+import type { Env } from "../env";
+import { forbidden } from "../errors";
 import { generateCode, hashCode, hashPassword, randomHtmlColor, verifyPassword } from "../lib/crypto";
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordProblem } from "../lib/password-rules";
 import { nowIso } from "../lib/time";

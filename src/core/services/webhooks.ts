@@ -11,16 +11,13 @@
  * periodic sweep starts a run for every endpoint behind the log.
  */
 import { and, asc, desc, eq, gt, isNull, lt, lte, or, sql } from "drizzle-orm";
+import type { Db } from "../context";
 import { events, users, webhookDeliveries, webhooks } from "../db/schema";
-import type { Db, Env } from "../env";
+import type { Env } from "../env";
 import { nowIso } from "../lib/time";
 import { wants } from "./events";
 import { dispatchOutbox, outboxInsert } from "./outbox";
-
-export interface WebhookJob {
-  webhookId: number;
-  companyId: number;
-}
+import type { WebhookJob } from "../queues";
 
 export type WebhookRow = typeof webhooks.$inferSelect;
 

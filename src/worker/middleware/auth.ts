@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../core/env";
-import { forbidden } from "../errors";
+import type { AppEnv } from "../app-env";
+import { forbidden } from "../../core/errors";
 import { verifyToken } from "../../core/lib/tokens";
 
 /**

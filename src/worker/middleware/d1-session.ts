@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { createDb } from "../../core/db/client";
-import type { AppEnv } from "../../core/env";
-import { unprocessable } from "../errors";
+import type { AppEnv } from "../app-env";
+import { unprocessable } from "../../core/errors";
 
 /** Request and response header carrying a D1 session bookmark (README "Reads from the nearest replica"). */
 export const BOOKMARK_HEADER = "x-d1-bookmark";

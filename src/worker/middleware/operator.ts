@@ -1,7 +1,7 @@
 import { createMiddleware } from "hono/factory";
 import { createDb } from "../../core/db/client";
-import type { AppEnv } from "../../core/env";
-import { forbidden } from "../errors";
+import type { AppEnv } from "../app-env";
+import { forbidden } from "../../core/errors";
 import { constantTimeEqual } from "../../core/lib/crypto";
 
 /** Operator endpoints sit outside tenancy, behind `Authorization: Bearer <OPERATOR_TOKEN>`. */

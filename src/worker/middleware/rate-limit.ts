@@ -1,6 +1,6 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../core/env";
-import { ApiError } from "../errors";
+import type { AppEnv } from "../app-env";
+import { ApiError } from "../../core/errors";
 
 /** The interface's limit: requests per second per company (`RATE_LIMIT_PER_SECOND` overrides it, e.g. for load benchmarks). */
 const DEFAULT_RATE_PER_SECOND = 200;

@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../core/env";
+import type { AppEnv } from "../app-env";
 import { log, withRequestContext } from "../../core/lib/log";
 
 /** A request id a client or proxy may send along; anything else is replaced by a fresh one. */

@@ -1,5 +1,5 @@
 import { createMiddleware } from "hono/factory";
-import type { AppEnv } from "../../core/env";
+import type { AppEnv } from "../app-env";
 import { SERVER_PAGE_CSP } from "../html-page";
 
 /**

@@ -1,66 +1,10 @@
-import { eq } from "drizzle-orm";
+import type { AppEnv } from "../app-env";
 import { createMiddleware } from "hono/factory";
 import { createDb } from "../../core/db/client";
-import { companies } from "../../core/db/schema";
-import { DIRECTORY_CACHE_MS, directoryEntry, envForShard, shardBinding } from "../../core/db/shards";
-import type { AppEnv, Company, Db, Env } from "../../core/env";
-import { ApiError, forbidden } from "../errors";
+import { envForShard } from "../../core/db/shards";
+import { ApiError, forbidden } from "../../core/errors";
 import { setLogSlug } from "../../core/lib/log";
-
-export const SLUG = /^[a-z0-9][a-z0-9-]{1,39}$/;
-
-export async function findCompanyBySlug(db: Db, slug: string): Promise<Company | null> {
-  if (!SLUG.test(slug)) return null;
-  const [row] = await db
-    .select({ id: companies.id, slug: companies.slug, companyname: companies.companyname, location_id: companies.location_id, timezone: companies.timezone })
-    .from(companies)
-    .where(eq(companies.slug, slug))
-    .limit(1);
-  return row ?? null;
-}
-
-/** A company with where it lives (db/shards.ts). */
-export interface PlacedCompany {
-  company: Company;
-  shard: number;
-  /** Moving to another shard: writes wait (503). */
-  readOnly: boolean;
-}
-
-/** A company by slug through the directory: its shard, then its row there. Null when unknown. */
-export async function findPlacedCompany(env: Env, slug: string): Promise<PlacedCompany | null> {
-  if (!SLUG.test(slug)) return null;
-  const entry = await directoryEntry(env, { slug });
-  const shard = entry?.shard ?? 0;
-  const binding = shardBinding(env, shard);
-  if (!binding) throw new Error(`Company ${slug} lives on shard ${shard}, which has no binding`);
-  const company = await findCompanyBySlug(createDb(binding), slug);
-  return company ? { company, shard, readOnly: entry?.read_only ?? false } : null;
-}
-
-/**
- * Companies seen by this isolate, for a minute (DIRECTORY_CACHE_MS): every API
- * request resolves its slug, and company records and their shard hardly ever
- * change (a move waits longer than this before it copies). Unknown slugs are not
- * cached, so a company is usable the moment it is created.
- */
-const recentCompanies = new Map<string, { placed: PlacedCompany; until: number }>();
-
-async function cachedCompany(env: Env, slug: string): Promise<PlacedCompany | null> {
-  const hit = recentCompanies.get(slug);
-  if (hit && hit.until > Date.now()) return hit.placed;
-  const placed = await findPlacedCompany(env, slug);
-  if (placed) {
-    if (recentCompanies.size > 1000) recentCompanies.clear();
-    recentCompanies.set(slug, { placed, until: Date.now() + DIRECTORY_CACHE_MS });
-  }
-  return placed;
-}
-
-/** This isolate forgets a company (the move command, after changing its placement). */
-export function forgetCompany(slug: string) {
-  recentCompanies.delete(slug);
-}
+import { cachedCompany } from "../../core/services/company-lookup";
 
 /** Seconds a client waits before writing again to a company that is moving between shards. */
 export const MOVING_RETRY_AFTER_SECONDS = 60;

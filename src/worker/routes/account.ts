@@ -1,10 +1,11 @@
 /** Outside `/api`: the token endpoint and registration with an emailed code (contract.md §2, §3). */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { ApiError, forbidden } from "../../core/errors";
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { companies } from "../../core/db/schema";
-import type { AppEnv } from "../../core/env";
-import { ApiError, forbidden, validationHook } from "../errors";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../errors";
 import { SERVER_PAGE_HEADERS } from "../html-page";
 import { PASSWORD_MIN_LENGTH } from "../../core/lib/password-rules";
 import { renderRegistrationDone, renderRegistrationForm } from "../registration-page";

@@ -1,9 +1,10 @@
 /** Addresses: list, one, create (geocoding), change (re-geocoding), reverse lookup, full-text search. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { unprocessable } from "../../core/errors";
 import { allOnOnePage, listObjects } from "../../core/db/list";
 import { addresses } from "../../core/db/schema";
-import type { AppEnv } from "../../core/env";
-import { unprocessable, validationHook } from "../errors";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../errors";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { AddressInput } from "../../core/services/address-input";
 import {

@@ -4,7 +4,7 @@ import { listObjects } from "../../core/db/list";
 import type { Context } from "hono";
 import { eq } from "drizzle-orm";
 import { postalAreas, tourAreas } from "../../core/db/schema";
-import type { AppEnv } from "../../core/env";
+import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { findPostalAreaForPoint } from "../../core/geo";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";

@@ -1,10 +1,12 @@
 /** Driver availability windows: CRUD and merge. Drivers may read all windows and change only their own. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../app-env";
+import { forbidden, notFound, unprocessable } from "../../core/errors";
 import { listObjects } from "../../core/db/list";
 import { and, eq } from "drizzle-orm";
 import { driverAvailabilities } from "../../core/db/schema";
-import type { AppEnv, AuthUser, Db } from "../../core/env";
-import { forbidden, notFound, unprocessable, validationHook } from "../errors";
+import type { AuthUser, Db } from "../../core/context";
+import { validationHook } from "../errors";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import {
   AvailabilitySchema,

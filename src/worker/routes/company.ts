@@ -1,10 +1,11 @@
 /** The company record, its centre address, dispatchers, and inviting users. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { notFound } from "../../core/errors";
 import { allOnOnePage, listObjects } from "../../core/db/list";
 import { and, eq } from "drizzle-orm";
 import { addresses, companies, users } from "../../core/db/schema";
-import type { AppEnv } from "../../core/env";
-import { notFound, validationHook } from "../errors";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../errors";
 import type { FieldMap } from "../../core/lib/filters";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { AddressSchema, presentAddress } from "../../core/services/addresses";

@@ -4,10 +4,11 @@
  * dispatcher's endpoints to issue and revoke a delivery's link.
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { notFound } from "../../core/errors";
 import { and, eq } from "drizzle-orm";
 import { deliveries } from "../../core/db/schema";
-import type { AppEnv } from "../../core/env";
-import { notFound, validationHook } from "../errors";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../errors";
 import { IdParam, apiRoute, errorResponses, jsonResponse } from "../openapi";
 import { POSITION_VISIBLE_WITHIN_STOPS, revokeTrackingLinks, rotateTrackingLink, trackingUrl, trackingView } from "../../core/services/customer-tracking";
 import { SERVER_PAGE_CSP, SERVER_PAGE_HEADERS } from "../html-page";

@@ -1,11 +1,13 @@
 /** Deliveries and the lookup lists of delivery states, types and codes. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
+import { conflict, notFound, unprocessable } from "../../core/errors";
 import { allOnOnePage, listJson } from "../../core/db/list";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { deliveries, routes } from "../../core/db/schema";
-import { DELIVERY_CODES, DELIVERY_STATUSES, DELIVERY_TYPES, DeliveryStatus, RouteStatus } from "../../core/domain/states";
-import type { AppEnv } from "../../core/env";
-import { conflict, notFound, unprocessable, validationHook } from "../errors";
+import { DELIVERY_CODES, DELIVERY_STATUSES, DELIVERY_TYPES } from "../../core/domain/states";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../errors";
 import { compileQuery } from "../../core/lib/filters";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
 import {

@@ -1,10 +1,12 @@
 /** Drivers: list, create (with activation email), change, activate, status values, current routes. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../app-env";
+import { notFound, unprocessable } from "../../core/errors";
 import { listObjects, pageOf } from "../../core/db/list";
 import { and, eq } from "drizzle-orm";
 import { users } from "../../core/db/schema";
-import type { AppEnv, Db } from "../../core/env";
-import { notFound, unprocessable, validationHook } from "../errors";
+import type { Db } from "../../core/context";
+import { validationHook } from "../errors";
 import { normaliseDateTime } from "../../core/lib/time";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { DateTimeInput } from "../../core/services/driver-availability";

@@ -1,17 +1,19 @@
 /** Route and delivery state changes (contract.md §5), serialised by the company's Durable Object. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { LifecycleOp } from "../../core/coordinator/changes";
+import { ApiError } from "../../core/errors";
 import { and, eq } from "drizzle-orm";
 import { allOnOnePage } from "../../core/db/list";
 import { deliveries } from "../../core/db/schema";
 import { ROUTE_STATUSES } from "../../core/domain/states";
-import type { AppEnv } from "../../core/env";
-import { ApiError, validationHook } from "../errors";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../errors";
 import { IdParam, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
 import { DeliverySchema, presentDeliveries } from "../../core/services/deliveries";
 import { companyStub, publishAll } from "../../core/services/live";
 import { publicBase } from "./company";
 import { RouteSchema, loadRouteRecordJson } from "../../core/services/route-records";
-import { type LifecycleOp, updateEtas } from "../../core/services/route-lifecycle";
+import { updateEtas } from "../../core/services/route-lifecycle";
 import { FAR_FROM_ADDRESS_METERS, PROOF_LIMITS } from "../../core/services/proofs";
 
 const RouteStatusValue = z

@@ -1,7 +1,8 @@
 /** `GET /ws`: the company's live channel, held by its Durable Object. */
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../../core/env";
-import { unprocessable, validationHook } from "../errors";
+import { unprocessable } from "../../core/errors";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../errors";
 import { errorResponses } from "../openapi";
 import { companyStub } from "../../core/services/live";
 

@@ -5,9 +5,10 @@
  * reads are answered at the edge without touching R2 or the tile server.
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { unprocessable } from "../../core/errors";
 import type { Context } from "hono";
-import type { AppEnv } from "../../core/env";
-import { errorResponse, unprocessable, validationHook, zodFields, zodMessage } from "../errors";
+import type { AppEnv } from "../app-env";
+import { errorResponse, validationHook, zodFields, zodMessage } from "../errors";
 import { errorResponses, jsonResponse } from "../openapi";
 import { mapConfig, rasterTile, vectorTile } from "../../core/services/basemap";
 import { publicBase } from "./company";

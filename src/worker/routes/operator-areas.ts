@@ -1,6 +1,6 @@
 /** Operator import of real postal-code polygons (mounted under /_operator, behind the operator token). */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../core/env";
+import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { envForShard, shardCount } from "../../core/db/shards";
 import { operatorAuth } from "../middleware/operator";

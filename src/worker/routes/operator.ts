@@ -1,15 +1,16 @@
 /** Operator interface (contract.md §3): companies, their first users, the outbox. Not tenant-scoped. */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { conflict, notFound, unprocessable } from "../../core/errors";
 import { listObjects } from "../../core/db/list";
 import { eq, sql } from "drizzle-orm";
 import { addresses, companies, companyDirectory, outbox, users } from "../../core/db/schema";
-import type { AppEnv } from "../../core/env";
-import { conflict, notFound, unprocessable, validationHook } from "../errors";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../errors";
 import type { FieldMap } from "../../core/lib/filters";
 import { ListQuery, envelope, errorResponses, jsonBody, jsonResponse } from "../openapi";
 import { operatorAuth } from "../middleware/operator";
 import { operatorAreaRoutes } from "./operator-areas";
-import { SLUG, findPlacedCompany } from "../middleware/tenancy";
+import { SLUG, findPlacedCompany } from "../../core/services/company-lookup";
 import { createDb } from "../../core/db/client";
 import { ensureShardBlock, envForShard, registerCompany, shardCount, shardForNewCompany } from "../../core/db/shards";
 import { Email, Password, UserSchema, prepareUser, presentUser } from "../../core/services/users";

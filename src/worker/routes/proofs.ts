@@ -4,8 +4,9 @@
  * dispatchers; and the signed image links of the customer's tracking page.
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../core/env";
-import { ApiError, notFound, unprocessable, validationHook } from "../errors";
+import { ApiError, notFound, unprocessable } from "../../core/errors";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../errors";
 import { allOnOnePage } from "../../core/db/list";
 import { ALL_ROLES, IdParam, apiRoute, envelope, errorResponses, jsonResponse } from "../openapi";
 import { publishAll } from "../../core/services/live";

@@ -4,8 +4,9 @@
  * company's business, not another driver's).
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import type { AppEnv } from "../../core/env";
-import { unprocessable, validationHook } from "../errors";
+import { unprocessable } from "../../core/errors";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../errors";
 import { BooleanQuery, apiRoute } from "../openapi";
 import { addDays } from "../../shared/wall-clock";
 import { LATENESS_BUCKETS, MAX_PLAUSIBLE_KMH } from "../../core/domain/day-report";

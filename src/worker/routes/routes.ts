@@ -5,11 +5,12 @@
  * `/route` and seconds in `/routemetadata` and `/updateableroutes`.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { DeliveryStatus } from "../../shared/contract/states";
 import { allOnOnePage, listObjects } from "../../core/db/list";
 import { and, inArray, sql } from "drizzle-orm";
 import { deliveries, routes } from "../../core/db/schema";
-import { DeliveryStatus, ROUTE_STATUSES, UNFINISHED_ROUTE_STATUSES } from "../../core/domain/states";
-import type { AppEnv } from "../../core/env";
+import { ROUTE_STATUSES, UNFINISHED_ROUTE_STATUSES } from "../../core/domain/states";
+import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonResponse, jsonText } from "../openapi";
 import { RouteMetadataSchema, type RouteRecordRow, RouteSchema, loadRoute, loadRouteRecordJson, presentRouteMetadata, presentRoutes, routeFields, routeRecordColumns, routeScope } from "../../core/services/route-records";

@@ -1,12 +1,14 @@
 /** Route calculation (asynchronous through the routing queue, or synchronous) and process status. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../app-env";
+import { conflict, notFound, unprocessable } from "../../core/errors";
 import { allOnOnePage } from "../../core/db/list";
 import { and, asc, eq } from "drizzle-orm";
-import { PROCESS_ACTIONS, type ProcessState } from "../../durable/processes";
+import { PROCESS_ACTIONS, type ProcessState } from "../../core/coordinator/processes";
 import { VEHICLE_CLASSES } from "../../solver";
 import { processes, routes } from "../../core/db/schema";
-import type { AppEnv, Db } from "../../core/env";
-import { conflict, notFound, unprocessable, validationHook } from "../errors";
+import type { Db } from "../../core/context";
+import { validationHook } from "../errors";
 import { normaliseTimeOfDay } from "../../core/lib/time";
 import { BooleanQuery, IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { AddressInput } from "../../core/services/address-input";

@@ -1,17 +1,19 @@
 /** Driver tracking: positions posted by driver apps, latest positions, traces, live `driverposition` events. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "../app-env";
+import { forbidden, notFound, unprocessable } from "../../core/errors";
 import { listJson, listObjects } from "../../core/db/list";
 import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { ZodError } from "zod";
 import { addDays, dayAround } from "../../shared/wall-clock";
 import { driverTracking } from "../../core/db/schema";
-import type { AppEnv, AuthUser } from "../../core/env";
-import { forbidden, notFound, unprocessable, validationHook, zodFields, zodMessage } from "../errors";
+import type { AuthUser } from "../../core/context";
+import { validationHook, zodFields, zodMessage } from "../errors";
 import { formatDateTime, parseDateTime } from "../../core/lib/time";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
 import { assertCompanyDrivers, loadDriver, positionList, routeOnTheWay } from "../../core/services/drivers";
-import type { PublishedEvent } from "../../core/services/events";
+import type { PublishedEvent } from "../../core/coordinator/live";
 import { publishAll } from "../../core/services/live";
 import { positionsOfDay } from "../../core/services/position-archive";
 import {

@@ -1,9 +1,10 @@
 /** Spreadsheet uploads and batch routing (dispatch-api.md "Upload and batch routing"). */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { ApiError, notFound, unprocessable } from "../../core/errors";
 import { and, eq } from "drizzle-orm";
 import { processes } from "../../core/db/schema";
-import type { AppEnv } from "../../core/env";
-import { ApiError, notFound, unprocessable, validationHook } from "../errors";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../errors";
 import { BooleanQuery, apiRoute, jsonResponse } from "../openapi";
 import { SHEET_LIMITS } from "../../core/lib/spreadsheet";
 import { resultKey } from "../../core/services/process-records";

@@ -1,10 +1,11 @@
 /** Vehicles and vehicle types (the route optimiser's vehicle classes). */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { notFound } from "../../core/errors";
 import { listObjects, pageOf } from "../../core/db/list";
 import { and, eq } from "drizzle-orm";
 import { vehicles } from "../../core/db/schema";
-import type { AppEnv } from "../../core/env";
-import { notFound, validationHook } from "../errors";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../errors";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import {
   VehicleSchema,

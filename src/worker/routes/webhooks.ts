@@ -3,11 +3,12 @@
  * list, change, remove, inspect deliveries, replay. Dispatchers only.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { notFound, unprocessable } from "../../core/errors";
 import { and, desc, eq, sql } from "drizzle-orm";
 import { pageOf } from "../../core/db/list";
 import { webhookDeliveries, webhooks } from "../../core/db/schema";
-import type { AppEnv } from "../../core/env";
-import { notFound, unprocessable, validationHook } from "../errors";
+import type { AppEnv } from "../app-env";
+import { validationHook } from "../errors";
 import { normaliseDateTime } from "../../core/lib/time";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { EVENT_PATTERN, EVENT_TYPES } from "../../core/services/events";

@@ -1,0 +1,28 @@
+/** The company's live channel (contract.md §6): what the websocket sends the consoles and driver apps. */
+import type { ProofSummary } from "./proof";
+
+/** An event of the live channel; the event log and the webhooks carry the same payloads. */
+export type LiveEvent =
+  | { type: "process"; process_id: string; action: string; status: string; meta: string; link: string }
+  | { type: "route"; id: number; status: number; driver_id: number | null }
+  | {
+      type: "delivery";
+      id: number;
+      status: number;
+      route_id: number | null;
+      /** That a proof of delivery exists and what it holds (never the images); null when one was deleted (`proof_deleted`). */
+      proof?: ProofSummary | null;
+      proof_deleted?: { id: number; by: number; at: string };
+    }
+  | { type: "driverposition"; driver_id: number; position: { type: "Point"; coordinates: [number, number] }; timestamp: string }
+  | { type: "eta"; route_id: number };
+
+/** A message on the socket: an event (with `event_id` when it is in the event log), or an answer to the client's own messages. */
+export type LiveMessage =
+  | (LiveEvent & { event_id?: number })
+  | { type: "pong" }
+  | { type: "resumed"; last_event_id: number; complete: boolean }
+  | { type: "error"; message: string };
+
+/** Close code of a socket whose token no longer holds (the user was deactivated, removed or changed role): log in again. */
+export const TOKEN_REVOKED = { code: 4403, reason: "token revoked" } as const;
