@@ -9,21 +9,10 @@ import { LiveSocket, type LiveState } from "../shared/live";
 import { ProofDetails } from "./proof";
 import { ConnectionBadge } from "../shared/shell";
 import { addressLine, placeName, dayOf, loadCompanyTimeZone, personName, span, time, zonedIso } from "../shared/format";
-import {
-  type Address,
-  DELIVERY_STATUS_LABEL,
-  DELIVERY_STATUS_SYMBOL,
-  type Delivery,
-  DeliveryStatus,
-  type Driver,
-  type LiveEvent,
-  type ProofSummary,
-  type Point,
-  ROUTE_STATUS_LABEL,
-  type Route,
-  type RouteMetadata,
-  RouteStatus,
-} from "../shared/types";
+import { type Address, DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, type Driver, type Point, ROUTE_STATUS_LABEL, type Route, type RouteMetadata } from "../shared/types";
+import type { LiveMessage } from "../../shared/contract/live";
+import type { ProofSummary } from "../../shared/contract/proof";
+import { DeliveryStatus, RouteStatus, type RouteStatusId } from "../../shared/contract/states";
 import { DeliveryForm } from "./delivery-form";
 import { DispatchMap, type LngLat, type MapRoute } from "./map";
 import { ProcessProgress, type ProcessView, processUpdate, resyncProcess, routeCancelled, startedProcess, withProcessRoutes } from "./process";
@@ -39,7 +28,7 @@ import { DayReportView } from "./report";
 
 export { PALETTE };
 
-const SHOWN_ROUTE_STATUSES: number[] = [RouteStatus.new, RouteStatus.assigned, RouteStatus.accepted, RouteStatus.ontheway, RouteStatus.finished];
+const SHOWN_ROUTE_STATUSES: RouteStatusId[] = [RouteStatus.new, RouteStatus.assigned, RouteStatus.accepted, RouteStatus.ontheway, RouteStatus.finished];
 const OPEN_DELIVERY_STATUSES = [DeliveryStatus.none, DeliveryStatus.undelivered];
 
 interface Position {
@@ -122,7 +111,7 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
   // What the live events said of proofs (the route view's summary line; the proof itself is read when opened).
   const [proofHints, setProofHints] = useState<Record<number, string>>({});
   const onEvent = useCallback(
-    (e: LiveEvent) => {
+    (e: LiveMessage) => {
       if (e.type === "driverposition") {
         const at = lngLat(e.position);
         if (at) setPositions((prev) => new Map(prev).set(e.driver_id, { at, timestamp: e.timestamp }));

@@ -9,7 +9,8 @@
 import { useState } from "preact/hooks";
 import { type Api, errorText } from "../shared/api";
 import { Alert } from "../shared/shell";
-import { type LiveEvent, RouteStatus } from "../shared/types";
+import type { LiveEvent } from "../../shared/contract/live";
+import { RouteStatus } from "../../shared/contract/states";
 
 const PROCESS_ACTIONS = ["import_deliveries", "cluster_deliveries", "routing", "final"];
 /** The `error` of a process the dispatcher cancelled while it ran. */

@@ -9,7 +9,7 @@ import { useEffect, useState } from "preact/hooks";
 import { type Api, errorText } from "../shared/api";
 import { time } from "../shared/format";
 import { decodeToken } from "../shared/session";
-import type { DeliveryProof } from "../shared/types";
+import type { DeliveryProof } from "../../shared/contract/proof";
 
 /** An image of the API as an object URL for `<img>` (the request carries the token). */
 function useAuthorisedImage(api: Api, url: string | null) {

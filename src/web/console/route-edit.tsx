@@ -10,7 +10,8 @@ import { useState } from "preact/hooks";
 import { Alert } from "../shared/shell";
 import { type Api, errorText } from "../shared/api";
 import { placeName, span } from "../shared/format";
-import { type Delivery, DeliveryStatus, type Driver, type Route, RouteStatus } from "../shared/types";
+import type { Delivery, Driver, Route } from "../shared/types";
+import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 
 export interface RouteActionsProps {
   api: Api;

@@ -9,7 +9,8 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Api } from "../shared/api";
 import { dayHours, dayOf, placeName, span, time } from "../shared/format";
-import { DELIVERY_STATUS_LABEL, type Delivery, DeliveryStatus, ROUTE_STATUS_LABEL, type Route, RouteStatus } from "../shared/types";
+import { DELIVERY_STATUS_LABEL, type Delivery, ROUTE_STATUS_LABEL, type Route } from "../shared/types";
+import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 import { MoveRefused, moveDelivery } from "./move";
 import { STATUS_CLASS, isLate } from "./stops";
 

@@ -14,7 +14,9 @@ import { type PendingReport, flushReports, keepReport, pendingReports, reportKey
 import { LiveSocket, type LiveState } from "../shared/live";
 import { ConnectionBadge } from "../shared/shell";
 import { addressLine, loadCompanyTimeZone, placeName, span, time } from "../shared/format";
-import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, DeliveryStatus, type Driver, type LiveEvent, ROUTE_STATUS_LABEL, type Route, RouteStatus } from "../shared/types";
+import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, type Driver, ROUTE_STATUS_LABEL, type Route } from "../shared/types";
+import type { LiveMessage } from "../../shared/contract/live";
+import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 
 const FLUSH_MS = 10_000;
 const BATCH = 20;
@@ -160,7 +162,7 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
   useEffect(() => {
     // Times follow the company's zone: refresh once it is known.
     loadCompanyTimeZone(api).then(() => void refresh(), () => void refresh());
-    const onEvent = (e: LiveEvent) => {
+    const onEvent = (e: LiveMessage) => {
       if (e.type === "route" || e.type === "delivery" || e.type === "eta") void refresh();
     };
     const socket = new LiveSocket(api.token, onEvent, setLive, () => void refresh());

@@ -5,15 +5,13 @@
  * re-sync (refetch) on every (re)connect, so no missed event is lost.
  * A socket closed because its token was revoked is not reopened.
  */
-import type { LiveEvent } from "./types";
+import { type LiveMessage, TOKEN_REVOKED } from "../../shared/contract/live";
 import { slug } from "./session";
 
 export type LiveState = "connecting" | "online" | "offline";
 
 const PING_MS = 25_000;
 const MAX_BACKOFF_MS = 15_000;
-/** Close code of a socket whose token the service revoked (README, live channel). */
-const TOKEN_REVOKED = 4403;
 
 export class LiveSocket {
   private ws: WebSocket | null = null;
@@ -24,7 +22,8 @@ export class LiveSocket {
 
   constructor(
     private readonly token: string,
-    private readonly onEvent: (event: LiveEvent) => void,
+    /** Every message of the socket: the events, and the answers to this client's own messages (`pong`, ...). */
+    private readonly onMessage: (message: LiveMessage) => void,
     private readonly onState: (state: LiveState) => void,
     /** Called after each successful (re)connect: refetch what may have been missed. */
     private readonly onSync: () => void,
@@ -46,7 +45,7 @@ export class LiveSocket {
     };
     ws.onmessage = (m) => {
       try {
-        this.onEvent(JSON.parse(String(m.data)) as LiveEvent);
+        this.onMessage(JSON.parse(String(m.data)) as LiveMessage);
       } catch {
         // Not JSON: not an event of this protocol.
       }
@@ -55,7 +54,7 @@ export class LiveSocket {
       window.clearInterval(this.ping);
       if (this.stopped) return;
       this.onState("offline");
-      if (ev.code === TOKEN_REVOKED) {
+      if (ev.code === TOKEN_REVOKED.code) {
         // The service ended this user's sessions (e.g. a driver deactivated): reconnecting with the same
         // token cannot work; the page's refetch meets the 403 and the shell asks for a new login.
         this.stopped = true;

@@ -1,4 +1,9 @@
-/** The parts of the API's records the pages read (see /openapi.json for the full shapes). */
+/**
+ * The parts of the API's records the pages read (see /openapi.json for the full shapes), and what the
+ * pages call the status ids. The wire shapes the worker shares (status ids, live events, proofs, the
+ * day report) are in src/shared/contract.
+ */
+import type { DeliveryStatusId, RouteStatusId } from "../../shared/contract/states";
 
 export type Point = { type: "Point"; coordinates: [number, number] };
 
@@ -17,7 +22,7 @@ export interface Address {
 export interface Delivery {
   id: number;
   custom_id: string | null;
-  status: number;
+  status: DeliveryStatusId;
   route_id: number | null;
   orderindex: number | null;
   pdt_from: string | null;
@@ -45,7 +50,7 @@ export interface Delivery {
 
 export interface Route {
   id: number;
-  status: number;
+  status: RouteStatusId;
   driver_id: number | null;
   custom_id: string | null;
   tst_from: string | null;
@@ -80,47 +85,9 @@ export interface ListEnvelope<T> {
   total_pages: number;
 }
 
-/** Route status ids (GET /routestatus). */
-export const RouteStatus = { new: 0, assigned: 1, accepted: 2, ontheway: 3, finished: 4, cancelled: 5, replaced: 6 } as const;
-export const ROUTE_STATUS_LABEL: Record<number, string> = { 0: "new", 1: "assigned", 2: "accepted", 3: "on the way", 4: "finished", 5: "cancelled", 6: "replaced" };
-
-/** Delivery status ids (GET /deliverystatus). */
-export const DeliveryStatus = { none: 0, routed: 1, delivered: 2, undelivered: 3, cancelled: 4 } as const;
-export const DELIVERY_STATUS_LABEL: Record<number, string> = { 0: "open", 1: "planned", 2: "delivered", 3: "not delivered", 4: "cancelled" };
+/** What the pages call each route status (the ids and their interface names: src/shared/contract/states.ts). */
+export const ROUTE_STATUS_LABEL: Record<RouteStatusId, string> = { 0: "new", 1: "assigned", 2: "accepted", 3: "on the way", 4: "finished", 5: "cancelled", 6: "replaced" };
+/** What the pages call each delivery status. */
+export const DELIVERY_STATUS_LABEL: Record<DeliveryStatusId, string> = { 0: "open", 1: "planned", 2: "delivered", 3: "not delivered", 4: "cancelled" };
 /** A symbol per delivery status, so that status never depends on colour alone. */
-export const DELIVERY_STATUS_SYMBOL: Record<number, string> = { 0: "○", 1: "●", 2: "✓", 3: "✗", 4: "–" };
-
-/** What an event says of a delivery's proof (src/core/services/proofs.ts `ProofSummary`). */
-export interface ProofSummary {
-  photo: boolean;
-  signature: boolean;
-  recipient: boolean;
-  far_from_address: boolean | null;
-  scan_match: boolean | null;
-}
-
-/** A proof of delivery (`GET /delivery/<id>/proof`). */
-export interface DeliveryProof {
-  id: number;
-  delivery_id: number;
-  route_id: number;
-  driver_id: number | null;
-  recipient: string | null;
-  reported_at: string | null;
-  position: { lat: number; lng: number; accuracy: number | null } | null;
-  distance_m: number | null;
-  far_from_address: boolean | null;
-  scanned_code: string | null;
-  scan_match: boolean | null;
-  photo: { url: string; type: string; bytes: number; width: number; height: number } | null;
-  signature: { url: string; type: string; bytes: number } | null;
-}
-
-/** Websocket events (src/durable/live.ts `LiveEvent`). */
-export type LiveEvent =
-  | { type: "process"; process_id: string; action: string; status: string; meta: string; link?: string }
-  | { type: "route"; id: number; status: number; driver_id: number | null }
-  | { type: "delivery"; id: number; status: number; route_id: number | null; proof?: ProofSummary | null }
-  | { type: "driverposition"; driver_id: number; position: Point; timestamp: string }
-  | { type: "eta"; route_id: number }
-  | { type: "pong" };
+export const DELIVERY_STATUS_SYMBOL: Record<DeliveryStatusId, string> = { 0: "○", 1: "●", 2: "✓", 3: "✗", 4: "–" };
