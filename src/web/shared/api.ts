@@ -36,6 +36,13 @@ export interface Api {
   /** A `FormData` body goes as multipart/form-data (uploads), anything else as JSON. */
   send<T>(method: "POST" | "PATCH" | "DELETE", path: string, body?: unknown, query?: Record<string, unknown>): Promise<T>;
   list<T>(path: string, q: object, query?: Record<string, unknown>): Promise<T[]>;
+  /** A file the service answers (an export): its bytes and the name `Content-Disposition` gives it, if any. */
+  download(path: string, query?: Record<string, unknown>): Promise<DownloadedFile>;
+}
+
+export interface DownloadedFile {
+  blob: Blob;
+  filename: string | null;
 }
 
 const queryString = (query: Record<string, unknown> = {}) => {
@@ -52,7 +59,8 @@ const queryString = (query: Record<string, unknown> = {}) => {
  */
 let bookmark: string | null = null;
 
-async function call<T>(method: string, url: string, token: string | null, body?: unknown): Promise<T> {
+/** One request with the token and the bookmark; the bookmark of the answer kept. */
+async function request(method: string, url: string, token: string | null, body?: unknown): Promise<Response> {
   const headers: Record<string, string> = {};
   if (token) headers.authorization = `JWT ${token}`;
   if (bookmark) headers["x-d1-bookmark"] = bookmark;
@@ -67,13 +75,31 @@ async function call<T>(method: string, url: string, token: string | null, body?:
   }
   const answered = res.headers.get("x-d1-bookmark");
   if (answered && (!bookmark || answered > bookmark)) bookmark = answered;
+  return res;
+}
+
+/** The error of a refused request, from its (JSON) error body `data`. */
+function refusal(res: Response, token: string | null, data: { message?: unknown; fields?: unknown } | null): ApiError {
+  const message = (data && typeof data.message === "string" && data.message) || `${res.status} ${res.statusText}`;
+  if (res.status === 403 && token && /token|authori[sz]ation/i.test(message)) return new SessionExpired(403, message);
+  const fields = data && typeof data.fields === "string" && data.fields ? data.fields.split(",").map((f: string) => f.trim()) : [];
+  return new ApiError(res.status, message, fields);
+}
+
+async function call<T>(method: string, url: string, token: string | null, body?: unknown): Promise<T> {
+  const res = await request(method, url, token, body);
   const text = await res.text();
   const data = text ? JSON.parse(text) : null;
   if (res.ok) return data as T;
-  const message = (data && typeof data.message === "string" && data.message) || `${res.status} ${res.statusText}`;
-  if (res.status === 403 && token && /token|authori[sz]ation/i.test(message)) throw new SessionExpired(403, message);
-  const fields = data && typeof data.fields === "string" && data.fields ? data.fields.split(",").map((f: string) => f.trim()) : [];
-  throw new ApiError(res.status, message, fields);
+  throw refusal(res, token, data);
+}
+
+/** A GET whose answer is a file, not JSON; a refusal still comes as the service's JSON error (or none). */
+async function fetchFile(url: string, token: string): Promise<DownloadedFile> {
+  const res = await request("GET", url, token);
+  if (!res.ok) throw refusal(res, token, await res.json().catch(() => null));
+  const filename = /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")?.[1] ?? null;
+  return { blob: await res.blob(), filename };
 }
 
 /** `POST /<slug>/auth`: the access token for email and password. */
@@ -86,6 +112,7 @@ export function createApi(token: string): Api {
     token,
     get: (path, query) => call("GET", `${base}${path}${queryString(query)}`, token),
     send: (method, path, body, query) => call(method, `${base}${path}${queryString(query)}`, token, body),
+    download: (path, query) => fetchFile(`${base}${path}${queryString(query)}`, token),
     /** Every page of a list (the service caps pages at 100). */
     async list<T>(path: string, q: object, query: Record<string, unknown> = {}) {
       const out: T[] = [];

@@ -34,7 +34,13 @@ export function Shell({ app, title, roles, children }: ShellProps) {
         if (err instanceof SessionExpired) setExpired(true);
         throw err;
       });
-    return { token: inner.token, get: (...a) => guard(inner.get(...a)), send: (...a) => guard(inner.send(...a)), list: (...a) => guard(inner.list(...a)) };
+    return {
+      token: inner.token,
+      get: (...a) => guard(inner.get(...a)),
+      send: (...a) => guard(inner.send(...a)),
+      list: (...a) => guard(inner.list(...a)),
+      download: (...a) => guard(inner.download(...a)),
+    };
   }, [session]);
 
   const loggedIn = (s: Session) => {
