@@ -8,10 +8,10 @@
  * must escape. A column added to the schema shows up in both or the test fails.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { AddressSchema } from "../src/core/services/addresses";
-import { DeliverySchema } from "../src/core/services/deliveries";
-import { RouteSchema } from "../src/core/services/route-records";
-import { PositionRecordSchema } from "../src/core/services/tracking-positions";
+import { AddressSchema } from "../src/worker/schemas/addresses";
+import { DeliverySchema } from "../src/worker/schemas/deliveries";
+import { RouteSchema } from "../src/worker/schemas/routes";
+import { PositionRecordSchema } from "../src/worker/schemas/tracking";
 import { type TestCompany, createCompany } from "./helpers";
 
 const q = (value: unknown) => `q=${encodeURIComponent(JSON.stringify(value))}`;

@@ -11,6 +11,7 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { LineString } from "../../shared/contract/geo";
 
 /** The current time as stored (ISO 8601 UTC, seconds): column default, and the value of rows inserted by SELECT. */
 export const now = sql`(strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))`;
@@ -191,7 +192,7 @@ export const routes = sqliteTable(
     areatext: text("areatext"),
     htmlcolor: text("htmlcolor"),
     /** GeoJSON LineString. */
-    routestring: text("routestring", { mode: "json" }).$type<{ type: "LineString"; coordinates: number[][] }>(),
+    routestring: text("routestring", { mode: "json" }).$type<LineString>(),
   },
   (t) => [
     index("routes_company_status").on(t.company_id, t.status),

@@ -4,40 +4,32 @@
  * Resolved to stored columns; without a coordinate the address is geocoded,
  * and nothing found is a 422 naming the field (nothing gets stored).
  */
-import { z } from "@hono/zod-openapi";
 import type { Env } from "../env";
 import { unprocessable } from "../errors";
 import { GazetteerGeocoder, createGeocoder, toCountryCode } from "../geo";
-import { Point } from "../../worker/openapi";
+import type { Point } from "../../shared/contract/geo";
 
-const text = (max: number) => z.string().trim().max(max).nullable().optional();
-
-export const AddressFields = {
-  contactcompany: text(200),
-  customernr: text(100),
-  contactfirstname: text(100),
-  contactlastname: text(100),
-  street: text(200),
-  housenumber: text(20),
-  postalcode: text(20),
-  city: text(100),
-  district: text(100),
-  country: text(60).openapi({ description: "Two-letter code or a country name (e.g. `Deutschland`); answered as a two-letter code" }),
-  email: text(200),
-  phonenr: text(50),
-  addresstype: text(50),
-};
-
-export const AddressInput = z
-  .object({
-    ...AddressFields,
-    location: Point.optional().openapi({ description: "Kept as given; omitted -> geocoded from the textual fields" }),
-    lat: z.number().min(-90).max(90).optional(),
-    lng: z.number().min(-180).max(180).optional(),
-  })
-  .openapi("AddressInput");
-
-export type AddressInputType = z.infer<typeof AddressInput>;
+/** Address input as the API takes it (`AddressInput` in the OpenAPI document): textual fields and/or a location. */
+export interface AddressInputType {
+  contactcompany?: string | null;
+  customernr?: string | null;
+  contactfirstname?: string | null;
+  contactlastname?: string | null;
+  street?: string | null;
+  housenumber?: string | null;
+  postalcode?: string | null;
+  city?: string | null;
+  district?: string | null;
+  /** Two-letter code or a country name (e.g. `Deutschland`). */
+  country?: string | null;
+  email?: string | null;
+  phonenr?: string | null;
+  addresstype?: string | null;
+  /** Kept as given; omitted -> geocoded from the textual fields. */
+  location?: Point;
+  lat?: number;
+  lng?: number;
+}
 
 export interface ResolvedAddress {
   contactcompany?: string | null;

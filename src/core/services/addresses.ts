@@ -1,36 +1,42 @@
-import { z } from "@hono/zod-openapi";
 import { and, asc, eq, or, sql } from "drizzle-orm";
 import { columnRef, jsonObject, jsonValue, pointJson, tableRef } from "../db/json";
 import { addresses, deliveries } from "../db/schema";
 import type { Db } from "../context";
-import { Point } from "../../worker/openapi";
+import type { Point } from "../../shared/contract/geo";
 
 export type AddressRow = typeof addresses.$inferSelect;
 
-export const AddressSchema = z
-  .object({
-    id: z.number().int(),
-    contactcompany: z.string().nullable(),
-    customernr: z.string().nullable(),
-    contactfirstname: z.string().nullable(),
-    contactlastname: z.string().nullable(),
-    street: z.string().nullable(),
-    housenumber: z.string().nullable(),
-    postalcode: z.string().nullable(),
-    city: z.string().nullable(),
-    district: z.string().nullable(),
-    country: z.string().nullable().openapi({ description: "ISO 3166-1 alpha-2" }),
-    email: z.string().nullable(),
-    phonenr: z.string().nullable(),
-    location: Point.nullable(),
-    addresstype: z.string().nullable(),
-  })
-  .openapi("Address");
+/** An address record as the API answers it. */
+export interface AddressOut {
+  id: number;
+  contactcompany: string | null;
+  customernr: string | null;
+  contactfirstname: string | null;
+  contactlastname: string | null;
+  street: string | null;
+  housenumber: string | null;
+  postalcode: string | null;
+  city: string | null;
+  district: string | null;
+  /** ISO 3166-1 alpha-2. */
+  country: string | null;
+  email: string | null;
+  phonenr: string | null;
+  location: Point | null;
+  addresstype: string | null;
+}
 
-export const pointOf = (lng: number | null, lat: number | null) =>
-  lng === null || lat === null ? null : { type: "Point" as const, coordinates: [lng, lat] as [number, number] };
+/** An address as the address endpoints answer it: with the deliveries that reference it. */
+export interface AddressDetail extends AddressOut {
+  /** Ids of the deliveries delivering to this address (`deliverylocation_id`), ascending. */
+  deliverylocations: number[];
+  /** Ids of the deliveries picking up at this address (`supplierlocation_id`), ascending. */
+  source_for_deliveries: number[];
+}
 
-export const presentAddress = (a: AddressRow): z.infer<typeof AddressSchema> => ({
+export const pointOf = (lng: number | null, lat: number | null): Point | null => (lng === null || lat === null ? null : { type: "Point", coordinates: [lng, lat] });
+
+export const presentAddress = (a: AddressRow): AddressOut => ({
   id: a.id,
   contactcompany: a.contactcompany,
   customernr: a.customernr,
@@ -65,16 +71,6 @@ export const addressJson = jsonObject([
  */
 export const addressLookup = (idRef: string, companyRef: string, what: "record" | "point") =>
   `select ${what === "record" ? addressJson : pointJson(addresses, addresses.lng, addresses.lat)} from ${tableRef(addresses)} where ${columnRef(addresses, addresses.id)} = ${idRef} and ${columnRef(addresses, addresses.company_id)} = ${companyRef}`;
-
-/** An address as the address endpoints answer it: with the deliveries that reference it. */
-export const AddressDetailSchema = AddressSchema.extend({
-  deliverylocations: z.array(z.number().int()).openapi({ description: "Ids of the deliveries delivering to this address (`deliverylocation_id`), ascending" }),
-  source_for_deliveries: z
-    .array(z.number().int())
-    .openapi({ description: "Ids of the deliveries picking up at this address (`supplierlocation_id`), ascending" }),
-}).openapi("AddressDetail");
-
-export type AddressDetail = z.infer<typeof AddressDetailSchema>;
 
 /**
  * Presents address rows with `deliverylocations` and `source_for_deliveries`:

@@ -3,7 +3,6 @@
  * operator's postal-area import): GeoJSON Polygon / MultiPolygon with finite
  * WGS84 positions; rings of at least four positions, closed if left open.
  */
-import { z } from "@hono/zod-openapi";
 import type { MultiPolygon, Polygon, Position } from "geojson";
 import { toMultiPolygon } from "../geo";
 
@@ -15,16 +14,6 @@ export interface Bbox {
   max_lng: number;
   max_lat: number;
 }
-
-export const PolygonGeometry = z
-  .object({ type: z.literal("Polygon"), coordinates: z.array(z.array(z.array(z.number()))) })
-  .openapi("PolygonGeometry", { description: "GeoJSON Polygon, positions [longitude, latitude]" });
-
-export const MultiPolygonGeometry = z
-  .object({ type: z.literal("MultiPolygon"), coordinates: z.array(z.array(z.array(z.array(z.number())))) })
-  .openapi("MultiPolygonGeometry", { description: "GeoJSON MultiPolygon, positions [longitude, latitude]" });
-
-export const AreaGeometrySchema = z.union([PolygonGeometry, MultiPolygonGeometry]).openapi("AreaGeometry");
 
 /**
  * Checks and normalises a geometry: returns the geometry (rings closed,

@@ -16,41 +16,16 @@
  *   rows travel as JSON parameters in chunks below D1's value-size limit.
  * Imports are operator actions and are not meant to run concurrently.
  */
-import { z } from "@hono/zod-openapi";
 import { unprocessable } from "../errors";
 import { unionPostalAreas } from "../geo";
 import { type Bbox, geometryBbox, validateAreaGeometry } from "./area-geometry";
 
-export const PostalAreaImportBody = z
-  .object({
-    type: z.literal("FeatureCollection"),
-    features: z
-      .array(
-        z
-          .object({
-            type: z.literal("Feature"),
-            properties: z.record(z.string(), z.unknown()).nullable().optional(),
-            geometry: z.unknown().openapi({ description: "GeoJSON Polygon or MultiPolygon" }),
-          })
-          .passthrough(),
-      )
-      .min(1)
-      .max(50_000),
-  })
-  .openapi("PostalAreaFeatureCollection", {
-    description: "Features with a postal code in `properties.plz` (or `postcode` / `PLZ`), an optional `properties.note`, and a Polygon or MultiPolygon geometry.",
-  });
+/** The operator's import: a GeoJSON FeatureCollection of postal-code areas (`properties.plz`, `postcode` or `PLZ`; optional `note`). */
+export interface PostalAreaImport {
+  type: "FeatureCollection";
+  features: { type: "Feature"; properties?: Record<string, unknown> | null; geometry: unknown }[];
+}
 
-export type PostalAreaImport = z.infer<typeof PostalAreaImportBody>;
-
-export const ImportResultSchema = z
-  .object({
-    imported: z.number().int().openapi({ description: "Areas inserted" }),
-    replaced: z.number().int().openapi({ description: "Existing areas removed (superseded postal codes; with replace, every derived area)" }),
-    kept: z.number().int().openapi({ description: "Superseded areas kept because a tour area still uses them and the import has no area of their postal code" }),
-    tour_areas_updated: z.number().int().openapi({ description: "Tour areas whose membership moved to imported areas (their geom was recomputed)" }),
-  })
-  .openapi("PostalAreaImportResult");
 
 interface ImportRow extends Bbox {
   plz: string;

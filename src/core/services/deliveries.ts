@@ -1,80 +1,52 @@
-import { z } from "@hono/zod-openapi";
 import { type SQL, and, eq, sql } from "drizzle-orm";
 import { addresses, deliveries, routes } from "../db/schema";
 import type { Company, Db } from "../context";
 import { conflict, unprocessable } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import { normaliseDateTime } from "../lib/time";
-import { DateTime, Point } from "../../worker/openapi";
+import type { Point } from "../../shared/contract/geo";
 import { RouteStatus } from "../../shared/contract/states";
-import { AddressSchema, type AddressRow, addressLookup, pointOf, presentAddress } from "./addresses";
+import { type AddressOut, type AddressRow, addressLookup, pointOf, presentAddress } from "./addresses";
 import type { JsonListSpec } from "../db/list";
 import { columnEntries, columnRef, embedded, jsonObject } from "../db/json";
 import { inList } from "../db/sql";
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
 
-const dt = DateTime.nullable();
-const int = z.number().int().nullable();
-const str = z.string().nullable();
+/** A delivery as the API answers it: its row (but the company) with its address record and both points. */
+export type DeliveryOut = Omit<DeliveryRow, "company_id"> & {
+  /** The delivery location record. */
+  address: AddressOut | null;
+  delivery_address: Point | null;
+  supplier_address: Point | null;
+};
 
-export const DeliverySchema = z
-  .object({
-    id: z.number().int(),
-    deliveryissuename: str,
-    pdt_from: dt, pdt_to: dt, eta_from: dt, eta_to: dt, tdt_from: dt, tdt_to: dt, ddt_from: dt, ddt_to: dt, ata: dt, atd: dt,
-    els: int.openapi({ description: "Estimated length of stay, minutes" }),
-    als: z.number().nullable(),
-    tfp: int.openapi({ description: "Driving time from the preceding stop, seconds" }),
-    creationtime: z.string(),
-    deliverprio: int, orderindex: int, load: int,
-    notes: str, custom_id: str, custom_tour: str, drivernotes: str,
-    final: z.boolean().nullable(),
-    vehicle: str, scancode: str,
-    notify_customer: z.boolean(),
-    notify_customer_email: z.boolean().nullable().openapi({ description: "With notify_customer: email the customer (null: by every channel the address has)" }),
-    notify_customer_sms: z.boolean().nullable().openapi({ description: "With notify_customer: text the customer (null: by every channel the address has)" }),
-    deliverylocation_id: int, supplierlocation_id: int,
-    address: AddressSchema.nullable().openapi({ description: "The delivery location record" }),
-    delivery_address: Point.nullable(),
-    supplier_address: Point.nullable(),
-    route_id: int,
-    status: z.number().int().openapi({ description: "See GET /deliverystatus" }),
-    code: int, distances: str, deliverytype_id: int,
-    waiting_time: int.openapi({ description: "Seconds the vehicle waits before the window opens" }),
-    pickup_ref_id: int,
-  })
-  .openapi("Delivery");
-
-export type DeliveryOut = z.infer<typeof DeliverySchema>;
-
-/** Fields a client may write; schedule and state fields are set by routing and reporting. */
-export const DeliveryWritable = z.object({
-  deliveryissuename: z.string().max(200).nullable().optional(),
-  pdt_from: z.string().max(40).nullable().optional().openapi({ format: "date-time", description: "ISO 8601; without a zone designator UTC" }),
-  pdt_to: z.string().max(40).nullable().optional().openapi({ format: "date-time" }),
-  ddt_from: z.string().max(40).nullable().optional().openapi({ format: "date-time" }),
-  ddt_to: z.string().max(40).nullable().optional().openapi({ format: "date-time" }),
-  els: z.number().int().min(0).max(24 * 60).nullable().optional(),
-  deliverprio: z.number().int().nullable().optional(),
-  load: z.number().int().min(0).nullable().optional(),
-  notes: z.string().max(2000).nullable().optional(),
-  custom_id: z.string().max(100).nullable().optional(),
-  custom_tour: z.string().max(100).nullable().optional(),
-  final: z.boolean().nullable().optional(),
-  vehicle: z.string().max(50).nullable().optional(),
-  scancode: z.string().max(200).nullable().optional(),
-  notify_customer: z.boolean().optional(),
-  notify_customer_email: z.boolean().nullable().optional(),
-  notify_customer_sms: z.boolean().nullable().optional(),
-  deliverylocation_id: z.number().int().positive().optional(),
-  supplierlocation_id: z.number().int().positive().optional(),
-  deliverytype_id: z.number().int().nullable().optional(),
-  code: z.number().int().nullable().optional(),
-  pickup_ref_id: z.number().int().positive().nullable().optional(),
-});
-
-export type DeliveryInput = z.infer<typeof DeliveryWritable>;
+/** Fields a client may write; schedule and state fields are set by routing and reporting. Date-times as given (ISO 8601, no zone = UTC). */
+export interface DeliveryInput {
+  deliveryissuename?: string | null;
+  pdt_from?: string | null;
+  pdt_to?: string | null;
+  ddt_from?: string | null;
+  ddt_to?: string | null;
+  /** Minutes. */
+  els?: number | null;
+  deliverprio?: number | null;
+  load?: number | null;
+  notes?: string | null;
+  custom_id?: string | null;
+  custom_tour?: string | null;
+  final?: boolean | null;
+  vehicle?: string | null;
+  scancode?: string | null;
+  notify_customer?: boolean;
+  notify_customer_email?: boolean | null;
+  notify_customer_sms?: boolean | null;
+  deliverylocation_id?: number;
+  supplierlocation_id?: number;
+  deliverytype_id?: number | null;
+  code?: number | null;
+  pickup_ref_id?: number | null;
+}
 
 export const deliveryFields: FieldMap = Object.fromEntries(
   Object.entries({

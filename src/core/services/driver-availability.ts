@@ -1,23 +1,17 @@
 /** Driver availability windows: presentation, filters, and the merge of an overlapping window. */
-import { z } from "@hono/zod-openapi";
 import { driverAvailabilities } from "../db/schema";
 import { unprocessable } from "../errors";
 import type { FieldMap } from "../lib/filters";
-import { normaliseDateTime } from "../lib/time";
-import { DateTime } from "../../worker/openapi";
 
 export type AvailabilityRow = typeof driverAvailabilities.$inferSelect;
 
-export const AvailabilitySchema = z
-  .object({
-    id: z.number().int(),
-    fromtime: DateTime,
-    totime: DateTime,
-    driver_id: z.number().int(),
-  })
-  .openapi("DriverAvailability");
-
-export type Availability = z.infer<typeof AvailabilitySchema>;
+/** An availability window of a driver (date-times in UTC). */
+export interface Availability {
+  id: number;
+  fromtime: string;
+  totime: string;
+  driver_id: number;
+}
 
 export const presentAvailability = (r: AvailabilityRow): Availability => ({ id: r.id, fromtime: r.fromtime, totime: r.totime, driver_id: r.driver_id });
 
@@ -27,20 +21,6 @@ export const availabilityFields: FieldMap = {
   totime: { column: driverAvailabilities.totime, type: "datetime" },
   driver_id: { column: driverAvailabilities.driver_id, type: "integer" },
 };
-
-/** An ISO 8601 date-time input, normalised to the stored UTC form (no zone = UTC). */
-export const DateTimeInput = z
-  .string()
-  .max(40)
-  .transform((v, ctx) => {
-    const normalised = normaliseDateTime(v);
-    if (!normalised) {
-      ctx.addIssue({ code: "custom", message: "not an ISO 8601 date-time" });
-      return z.NEVER;
-    }
-    return normalised;
-  })
-  .openapi({ type: "string", format: "date-time", example: "2026-11-23T08:00:00Z" });
 
 /** `fromtime < totime`, else 422 naming both fields. */
 export function assertWindow(fromtime: string, totime: string) {

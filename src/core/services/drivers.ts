@@ -3,7 +3,6 @@
  * windows, the computed `available` flag and the last position), creation with
  * the three outgoing emails, activation, and the route lookups.
  */
-import { z } from "@hono/zod-openapi";
 import type { Company, Db } from "../context";
 import { type SQL, and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import type { JsonListSpec } from "../db/list";
@@ -13,12 +12,11 @@ import { forbidden, notFound, unprocessable } from "../errors";
 import { hashCode } from "../lib/crypto";
 import type { FieldMap } from "../lib/filters";
 import { nowIso } from "../lib/time";
-import { DateTime } from "../../worker/openapi";
-import { AvailabilitySchema, availabilityFields, presentAvailability } from "./driver-availability";
+import { type Availability, availabilityFields, presentAvailability } from "./driver-availability";
 import { driverActivationEmail, driverCreatedNotice } from "./messages";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
-import { PositionRecordSchema, latestPositions, positionJson, presentPosition } from "./tracking-positions";
-import { UserSchema, prepareUser, type UserRow } from "./users";
+import { type Tracking, latestPositions, positionJson, presentPosition } from "./tracking-positions";
+import { type User, prepareUser, type UserRow } from "./users";
 import { inList } from "../db/sql";
 
 /**
@@ -37,46 +35,27 @@ export const DRIVER_STATUS_DESCRIPTION =
   "Driver status values: 0 `offline` (not working; default on creation), 1 `available` (working, free for a tour), " +
   "2 `ontour` (driving a tour), 3 `break` (working, temporarily not available).";
 
-export const DriverStatusValue = z
-  .number()
-  .int()
-  .refine((v) => DRIVER_STATUSES.some((s) => s.id === v), { message: "unknown driver status (see GET /driverstatus)" })
-  .openapi({ type: "integer", description: DRIVER_STATUS_DESCRIPTION });
-
-export const HtmlColor = z
-  .string()
-  .trim()
-  .transform((v) => v.replace(/^#/, "").toLowerCase())
-  .pipe(z.string().regex(/^[0-9a-f]{6}$/, "six hex digits, e.g. 3a7bd5"))
-  .openapi({ type: "string", example: "3a7bd5", description: "Six hex digits, without '#'" });
+/** A driver record as the driver endpoints answer it. */
+export interface Driver extends Omit<User, "usertype"> {
+  usertype: "driver";
+  mobilenr: string | null;
+  htmlcolor: string | null;
+  vehicle: string | null;
+  status: number;
+  /** Availability windows that have not ended yet, by `fromtime`. */
+  driveravailabilities: Availability[];
+  /** With `includeavail`: an availability window covers now (computed). */
+  available?: boolean;
+  /** With `includeposition` (or `driverinfo`): the newest tracking entry. */
+  current_position?: CurrentPosition | null;
+}
 
 /** The `current_position` of a driver: its newest tracking entry. */
-const CurrentPosition = z
-  .object({
-    id: z.number().int(),
-    driver_id: z.number().int(),
-    timestamp: DateTime,
-    position: PositionRecordSchema.shape.position,
-    firstname: z.string().nullable().optional(),
-    lastname: z.string().nullable().optional(),
-    htmlcolor: z.string().nullable().optional(),
-  })
-  .openapi("DriverCurrentPosition");
-
-export const DriverSchema = UserSchema
-  .extend({
-    usertype: z.literal("driver"),
-    mobilenr: z.string().nullable(),
-    htmlcolor: z.string().nullable(),
-    vehicle: z.string().nullable(),
-    status: z.number().int(),
-    driveravailabilities: z.array(AvailabilitySchema).openapi({ description: "Availability windows that have not ended yet, by `fromtime`" }),
-    available: z.boolean().optional().openapi({ description: "With `includeavail`: an availability window covers now (computed)" }),
-    current_position: CurrentPosition.nullable().optional().openapi({ description: "With `includeposition` (or `driverinfo`): the newest tracking entry" }),
-  })
-  .openapi("Driver");
-
-export type Driver = z.infer<typeof DriverSchema>;
+export interface CurrentPosition extends Tracking {
+  firstname?: string | null;
+  lastname?: string | null;
+  htmlcolor?: string | null;
+}
 
 export const driverFields: FieldMap = {
   id: { column: users.id, type: "integer" },

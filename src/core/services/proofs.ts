@@ -8,7 +8,6 @@
  * the company enables it, the customer's tracking page shows them through
  * time-limited signed links (HMAC-SHA256 with `JWT_SECRET`).
  */
-import { z } from "@hono/zod-openapi";
 import type { ReportExtras } from "../coordinator/changes";
 import type { PublishedEvent } from "../coordinator/live";
 import type { AuthUser, Company, Db } from "../context";
@@ -22,7 +21,7 @@ import { type CheckedImage, ImageError, checkImage } from "../lib/images";
 import { log } from "../lib/log";
 import { formatDateTime, nowIso } from "../lib/time";
 import { eventInsert, loggedEvents } from "./events";
-import type { ProofSummary } from "../../shared/contract/proof";
+import type { DeliveryProof, ProofSummary } from "../../shared/contract/proof";
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -47,37 +46,6 @@ const CLOCK_SKEW_MS = 2 * 60_000;
 export type ProofRow = typeof deliveryProofs.$inferSelect;
 export type ProofKind = "photo" | "signature";
 
-const ImageInfo = z.object({
-  url: z.string().openapi({ description: "Absolute API link of the image (needs the same Authorization)" }),
-  type: z.enum(["image/jpeg", "image/png", "image/webp"]),
-  bytes: z.number().int(),
-});
-
-export const ProofSchema = z
-  .object({
-    id: z.number().int(),
-    delivery_id: z.number().int(),
-    route_id: z.number().int(),
-    driver_id: z.number().int().nullable(),
-    recipient: z.string().nullable().openapi({ description: "Name of the person who received the delivery" }),
-    reported_at: z.string().nullable().openapi({ format: "date-time", description: "When the driver reported, by the phone's clock (an offline report keeps its original time)" }),
-    position: z
-      .object({ lat: z.number(), lng: z.number(), accuracy: z.number().nullable() })
-      .nullable()
-      .openapi({ description: "Where the report was made (the phone's position then); `accuracy` in metres" }),
-    distance_m: z.number().nullable().openapi({ description: "Metres between `position` and the delivery address" }),
-    far_from_address: z.boolean().nullable().openapi({ description: `true when the report was made more than ${FAR_FROM_ADDRESS_METERS} m from the delivery address` }),
-    scanned_code: z.string().nullable().openapi({ description: "The code the driver scanned (or typed) at the door" }),
-    scan_match: z.boolean().nullable().openapi({ description: "Whether `scanned_code` is the delivery's `scancode` (null: nothing scanned, or the delivery has no code)" }),
-    photo: ImageInfo.extend({ width: z.number().int(), height: z.number().int() }).nullable(),
-    signature: ImageInfo.nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  })
-  .openapi("DeliveryProof");
-
-export type ProofOut = z.infer<typeof ProofSchema>;
-
 export const proofSummary = (row: Pick<ProofRow, "photo_key" | "signature_key" | "recipient" | "far_from_address" | "scan_match">): ProofSummary => ({
   photo: row.photo_key !== null,
   signature: row.signature_key !== null,
@@ -86,7 +54,7 @@ export const proofSummary = (row: Pick<ProofRow, "photo_key" | "signature_key" |
   scan_match: row.scan_match,
 });
 
-export function presentProof(row: ProofRow, apiBase: string): ProofOut {
+export function presentProof(row: ProofRow, apiBase: string): DeliveryProof {
   const link = (kind: ProofKind) => `${apiBase}/delivery/${row.delivery_id}/proof/${row.id}/${kind}`;
   return {
     id: row.id,

@@ -8,15 +8,14 @@
  * page of routes and loads every related table in one round trip (a D1 batch),
  * never one query per route.
  */
-import { z } from "@hono/zod-openapi";
 import { type SQL, and, asc, eq, getTableColumns, sql } from "drizzle-orm";
 import { deliveries, routes } from "../db/schema";
 import type { Db } from "../context";
 import { notFound } from "../errors";
 import type { FieldMap } from "../lib/filters";
-import { DateTime } from "../../worker/openapi";
-import { AddressSchema, type AddressRow, addressLookup, presentAddress } from "./addresses";
-import { DeliverySchema, type DeliveryRow, deliveryAddressesQuery, deliveryFields, deliveryJson, presentDeliveriesWith } from "./deliveries";
+import type { LineString } from "../../shared/contract/geo";
+import { type AddressOut, type AddressRow, addressLookup, presentAddress } from "./addresses";
+import { type DeliveryOut, type DeliveryRow, deliveryAddressesQuery, deliveryFields, deliveryJson, presentDeliveriesWith } from "./deliveries";
 import { columnRef, embedded } from "../db/json";
 import { inList } from "../db/sql";
 
@@ -26,59 +25,14 @@ export type RouteRow = typeof routes.$inferSelect;
 export const { routestring: _routestring, ...routeRecordColumns } = getTableColumns(routes);
 export type RouteRecordRow = Omit<RouteRow, "routestring">;
 
-const int = z.number().int().nullable();
-const str = z.string().nullable();
-const dt = DateTime.nullable();
-const ids = z.array(z.number().int());
+/** The fields both records show, as `common` presents them from the row. */
+type RouteFields = ReturnType<typeof common>;
 
-export const RouteLineString = z
-  .object({ type: z.literal("LineString"), coordinates: z.array(z.array(z.number())) })
-  .openapi("RouteLineString", { description: "GeoJSON line string of the tour, points `[longitude, latitude]`" });
+/** The full record (`/route`): delivery objects in driving order, the base address, durations in minutes. */
+export type RouteOut = RouteFields & { gross_duration: number; net_duration: number; deliveries: DeliveryOut[]; routebase_address: AddressOut | null };
 
-/** Fields shared by the full and the reduced record. */
-const routeBase = {
-  id: z.number().int(),
-  creationtime: DateTime,
-  ast: dt.openapi({ description: "Actual start time; set when the route goes on the way" }),
-  tst_from: dt.openapi({ description: "Target start time span, earliest" }),
-  tst_to: dt.openapi({ description: "Target start time span, latest" }),
-  pst: int.openapi({ description: "Deprecated planned start time" }),
-  distance: z.number().int().openapi({ description: "Route length, metres" }),
-  driver_id: int,
-  status: z.number().int().openapi({ description: "See GET /routestatus" }),
-  custom_id: str.openapi({ description: "Arbitrary tour id or name" }),
-  previous_deliveries: ids.openapi({ description: "Ids of deliveries removed from or changed on the route" }),
-  previous_drivers: ids.openapi({ description: "Ids of drivers previously assigned" }),
-  replaces: int.openapi({ description: "The route this one replaced in an update" }),
-  replaced_by: int.openapi({ description: "The route that replaced this one in an update" }),
-  routebase_address_id: int.openapi({ description: "Start address (depot) of the tour" }),
-  sorted_deliveries: ids.openapi({ description: "Deprecated: the delivery ids in driving order (same as the order of `deliveries`)" }),
-  areatext: str.openapi({ description: "Summary of the route's region" }),
-  htmlcolor: str.openapi({ description: "Colour for map display" }),
-};
-
-export const RouteSchema = z
-  .object({
-    ...routeBase,
-    gross_duration: z.number().int().openapi({ description: "Full tour duration including stops, MINUTES (rounded)" }),
-    net_duration: z.number().int().openapi({ description: "Pure driving time, MINUTES (rounded)" }),
-    deliveries: z.array(DeliverySchema).openapi({ description: "Delivery objects in driving order (`orderindex`)" }),
-    routebase_address: AddressSchema.nullable().openapi({ description: "Start address (depot) record" }),
-  })
-  .openapi("Route", { description: "Full route record. The line string is served by `GET /routemetadata?routestring=true`." });
-
-export const RouteMetadataSchema = z
-  .object({
-    ...routeBase,
-    gross_duration: z.number().int().openapi({ description: "Full tour duration including stops, SECONDS" }),
-    net_duration: z.number().int().openapi({ description: "Pure driving time, SECONDS" }),
-    deliveries: ids.openapi({ description: "Delivery ids in driving order (`orderindex`)" }),
-    routestring: RouteLineString.nullable().optional().openapi({ description: "Only present with `routestring=true` (null when the route has none)" }),
-  })
-  .openapi("RouteMetadata", { description: "Reduced route record: delivery ids instead of objects, no routebase address details, durations in seconds." });
-
-export type RouteOut = z.infer<typeof RouteSchema>;
-export type RouteMetadataOut = z.infer<typeof RouteMetadataSchema>;
+/** The reduced record (`/routemetadata`): delivery ids, durations in seconds, the line string on request. */
+export type RouteMetadataOut = RouteFields & { gross_duration: number; net_duration: number; deliveries: number[]; routestring?: LineString | null };
 
 /** Filterable fields of `q` on routes; `deliveries` filters by the route's deliveries (`any`). */
 export const routeFields: FieldMap = {

@@ -6,7 +6,6 @@
  * (haversine) distance x CIRCUITY_FACTOR (1.3), rounded to whole metres.
  * The deprecated delivery field `distances` is not used.
  */
-import { z } from "@hono/zod-openapi";
 import { and, eq } from "drizzle-orm";
 import { CIRCUITY_FACTOR } from "../../solver/matrix";
 import { addresses } from "../db/schema";
@@ -16,19 +15,12 @@ import type { DeliveryRow } from "./deliveries";
 import { type RouteRow, loadRouteDeliveries } from "./route-records";
 import { inList } from "../db/sql";
 
-export const RouteDeliveryDistanceSchema = z
-  .object({
-    delivery_id: z.number().int(),
-    orderindex: z.number().int().nullable(),
-    distance: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({ description: "Metres from the preceding stop (the route base for the first delivery); null when a coordinate is unknown" }),
-  })
-  .openapi("RouteDeliveryDistance");
-
-export type RouteDeliveryDistance = z.infer<typeof RouteDeliveryDistanceSchema>;
+export interface RouteDeliveryDistance {
+  delivery_id: number;
+  orderindex: number | null;
+  /** Metres from the preceding stop (the route base for the first delivery); null when a coordinate is unknown. */
+  distance: number | null;
+}
 
 interface Coord {
   lng: number;

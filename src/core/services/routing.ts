@@ -3,7 +3,6 @@
  * parameters, register the process) and the job side (solve, write routes),
  * shared by the synchronous path and the routing queue consumer.
  */
-import { z } from "@hono/zod-openapi";
 import type { RoutingJob } from "../queues";
 import type { Company, Db } from "../context";
 import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
@@ -730,21 +729,23 @@ export async function moveDelivery(env: Env, db: Db, company: Company, userId: n
   return { processIds, outcome: await writeRuns(env, db, company.id, planned) };
 }
 
-/** One plan of POST /routingvariants, as answered (the schema is also the type). */
-export const RoutingVariantSchema = z
-  .object({
-    name: z.enum(["fewest_tours", "shorter_days", "one_more_tour"]),
-    description: z.string(),
-    tours: z.number().int(),
-    distance: z.number().int().openapi({ description: "Metres" }),
-    duration: z.number().int().openapi({ description: "Seconds, all tours together" }),
-    longest_tour: z.number().int().openapi({ description: "Seconds" }),
-    waiting: z.number().int().openapi({ description: "Seconds" }),
-    unassigned: z.array(z.number().int()),
-    sequences: z.array(z.array(z.number().int())).openapi({ description: "Delivery ids per tour in driving order" }),
-  })
-  .openapi("RoutingVariant");
-export type RoutingVariant = z.infer<typeof RoutingVariantSchema>;
+/** One plan of POST /routingvariants, as answered. */
+export interface RoutingVariant {
+  name: "fewest_tours" | "shorter_days" | "one_more_tour";
+  description: string;
+  tours: number;
+  /** Metres. */
+  distance: number;
+  /** Seconds, all tours together. */
+  duration: number;
+  /** Seconds. */
+  longest_tour: number;
+  /** Seconds. */
+  waiting: number;
+  unassigned: number[];
+  /** Delivery ids per tour in driving order. */
+  sequences: number[][];
+}
 
 /**
  * POST /routingvariants: alternatives for the same deliveries, computed

@@ -13,7 +13,6 @@
  * - Every write is one D1 batch (all or nothing). Lists of values go into SQL as
  *   one JSON parameter (`json_each`), so D1's 100-parameter limit never applies.
  */
-import { z } from "@hono/zod-openapi";
 import { type SQL, and, eq, sql } from "drizzle-orm";
 import type { MultiPolygon } from "geojson";
 import { postalAreas, tourAreaMembers, tourAreas, users } from "../db/schema";
@@ -21,7 +20,8 @@ import type { Db } from "../context";
 import { conflict, notFound, unprocessable } from "../errors";
 import { parseAreaGeometry, unionPostalAreas } from "../geo";
 import type { FieldMap } from "../lib/filters";
-import { AreaGeometrySchema, MultiPolygonGeometry, asMultiPolygon, validateAreaGeometry } from "./area-geometry";
+import type { Envelope } from "../db/list";
+import { type AreaGeometry, asMultiPolygon, validateAreaGeometry } from "./area-geometry";
 import { inList } from "../db/sql";
 
 export interface AreaCtx {
@@ -30,47 +30,30 @@ export interface AreaCtx {
   companyId: number;
 }
 
-// ---------------------------------------------------------------- schemas
-
-export const PlzAreaSchema = z
-  .object({
-    gid: z.number().int().openapi({ description: "Id of the postal-code area" }),
-    plz: z.string().openapi({ example: "80331" }),
-    note: z.string().nullable().openapi({ description: "Place name", example: "München" }),
-    area_id: z.number().int().nullable().openapi({ description: "Id of this company's tour area containing the postal-code area, null when none does" }),
-    geom: AreaGeometrySchema,
-  })
-  .openapi("PlzArea");
+/** A postal-code area as the company sees it. */
+export interface PlzArea {
+  gid: number;
+  plz: string;
+  /** Place name. */
+  note: string | null;
+  /** Id of this company's tour area containing the postal-code area, null when none does. */
+  area_id: number | null;
+  geom: AreaGeometry;
+}
 
 /** A postal-code area inside a tour area's `plzareas` (no geometry: the tour area's `geom` covers them). */
-export const PlzAreaBriefSchema = PlzAreaSchema.omit({ geom: true }).openapi("PlzAreaBrief");
+export type PlzAreaBrief = Omit<PlzArea, "geom">;
 
-export const PlzAreaIndexSchema = z
-  .object({ plz: z.string(), gid: z.number().int(), area_id: z.number().int().nullable() })
-  .openapi("PlzAreaIndexEntry");
-
-export const TourAreaSchema = z
-  .object({
-    id: z.number().int(),
-    areaname: z.string().nullable().openapi({
-      description: "Name of the tour area. (dispatch-api.md types it as an integer in the response shape; it is a name, so it is a string.)",
-      example: "Munich centre",
-    }),
-    driver_id: z.number().int().nullable().openapi({ description: "Driver automatically assigned to tours built from deliveries in this area; null when unbound" }),
-    geom: MultiPolygonGeometry.openapi({ description: "Union of the member postal-code areas (GeoJSON MultiPolygon)" }),
-    plzareas: z
-      .object({
-        num_results: z.number().int(),
-        objects: z.array(PlzAreaBriefSchema),
-        page: z.number().int(),
-        total_pages: z.number().int(),
-      })
-      .openapi({ description: "List envelope of the member postal-code areas, all on page 1, without their geometries (see `GET /plzarea` for those)" }),
-  })
-  .openapi("TourArea");
-
-export type TourArea = z.infer<typeof TourAreaSchema>;
-export type PlzArea = z.infer<typeof PlzAreaSchema>;
+export interface TourArea {
+  id: number;
+  areaname: string | null;
+  /** Driver automatically assigned to tours built from deliveries in this area; null when unbound. */
+  driver_id: number | null;
+  /** Union of the member postal-code areas. */
+  geom: MultiPolygon;
+  /** The member postal-code areas, all on page 1. */
+  plzareas: Envelope<PlzAreaBrief>;
+}
 
 const jsonList = (values: readonly (string | number)[]) => JSON.stringify(values);
 
@@ -200,13 +183,7 @@ interface MemberArea {
 }
 
 /** A member given in `plzareas`: a gid (number), a postal code (string), or an object with `gid` or `plz`. */
-export const MemberRef = z.union([
-  z.number().int().positive(),
-  z.string().trim().min(1).max(20),
-  z.object({ gid: z.number().int().positive() }).passthrough(),
-  z.object({ plz: z.string().trim().min(1).max(20) }).passthrough(),
-]);
-export type MemberRef = z.infer<typeof MemberRef>;
+export type MemberRef = number | string | { gid: number } | { plz: string };
 
 /** Resolves postal codes to their areas (all areas of each code); 422 naming `field` for unknown codes. */
 export async function resolvePlzList(ctx: AreaCtx, plzList: readonly string[], field: string): Promise<MemberArea[]> {
@@ -320,25 +297,20 @@ export async function createTourAreaFromPlz(ctx: AreaCtx, input: { plz_list: str
   return getTourArea(ctx, id);
 }
 
-export const TourAreaPatchSchema = z
-  .object({
-    id: z.number().int().optional().openapi({ description: "Optional; must equal the id in the path" }),
-    areaname: z.string().trim().min(1).max(200).optional(),
-    driver_id: z.number().int().positive().nullable().optional().openapi({ description: "A driver of the company (active or not); null unbinds" }),
-    plz_list: z.array(z.string().trim().min(1).max(20)).max(10_000).optional().openapi({ description: "New membership as postal codes; replaces the current one and recomputes `geom`" }),
-    plzareas: z
-      .union([z.array(MemberRef).max(10_000), z.object({ objects: z.array(MemberRef).max(10_000) }).passthrough()])
-      .optional()
-      .openapi({
-        description:
-          "New membership: an array of gids, postal codes or `{gid}` / `{plz}` objects, or a list envelope whose `objects` are such (as returned by GET). " +
-          "Replaces the current membership and recomputes `geom`.",
-      }),
-    geom: AreaGeometrySchema.optional().openapi({ description: "Sets the geometry directly (stored as MultiPolygon); wins over the recomputed union" }),
-  })
-  .openapi("TourAreaPatch");
-
-export type TourAreaPatch = z.infer<typeof TourAreaPatchSchema>;
+/** `PATCH /tourarea/{id}`: what changes. */
+export interface TourAreaPatch {
+  /** Must equal the id in the path. */
+  id?: number;
+  areaname?: string;
+  /** A driver of the company; null unbinds. */
+  driver_id?: number | null;
+  /** New membership as postal codes. */
+  plz_list?: string[];
+  /** New membership as gids, codes or objects, or a list envelope of such. */
+  plzareas?: MemberRef[] | { objects: MemberRef[] };
+  /** Sets the geometry directly (stored as MultiPolygon). */
+  geom?: AreaGeometry;
+}
 
 /** `PATCH /tourarea/{id}`: name, driver binding, membership (recomputing geom) and/or geom, in one batch. */
 export async function updateTourArea(ctx: AreaCtx, id: number, patch: TourAreaPatch): Promise<TourArea> {

@@ -1,41 +1,29 @@
 /** Driver tracking entries: presentation, batched inserts, latest positions, traces. */
-import { z } from "@hono/zod-openapi";
 import type { LiveEntry, PublishedEvent } from "../coordinator/live";
 import { type SQL, and, desc, eq, gte, sql } from "drizzle-orm";
 import { columnRef, embedded, jsonObject, jsonValue, pointJson, tableRef } from "../db/json";
 import { driverTracking, users } from "../db/schema";
 import type { Db } from "../context";
 import type { FieldMap } from "../lib/filters";
-import { DateTime } from "../../worker/openapi";
+import type { Point } from "../../shared/contract/geo";
 import { type EventAnswer, eventInsert, loggedEvents, webhookWants } from "./events";
 
 export type TrackingRow = typeof driverTracking.$inferSelect;
 
-/** GeoJSON point with range-checked coordinates `[longitude, latitude]`. */
-export const TrackingPoint = z
-  .object({
-    type: z.literal("Point"),
-    coordinates: z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]),
-  })
-  .openapi("TrackingPoint", { description: "GeoJSON point `[longitude, latitude]`, longitude -180..180, latitude -90..90" });
+/** A tracking entry: where a driver was when. */
+export interface Tracking {
+  id: number;
+  timestamp: string;
+  position: Point;
+  driver_id: number;
+}
 
-export const TrackingSchema = z
-  .object({
-    id: z.number().int(),
-    timestamp: DateTime,
-    position: TrackingPoint,
-    driver_id: z.number().int(),
-  })
-  .openapi("DriverTracking");
-
-export const PositionRecordSchema = TrackingSchema.extend({
-  firstname: z.string().nullable(),
-  lastname: z.string().nullable(),
-  htmlcolor: z.string().nullable(),
-}).openapi("DriverPosition");
-
-export type Tracking = z.infer<typeof TrackingSchema>;
-export type PositionRecord = z.infer<typeof PositionRecordSchema>;
+/** A tracking entry with the driver's name and colour (`GET /driverposition`). */
+export interface PositionRecord extends Tracking {
+  firstname: string | null;
+  lastname: string | null;
+  htmlcolor: string | null;
+}
 
 export const trackingFields: FieldMap = {
   id: { column: driverTracking.id, type: "integer" },

@@ -4,7 +4,6 @@
  * archived driver-days in R2 (operator
  * `GET /_operator/companies/<slug>/usage`).
  */
-import { z } from "@hono/zod-openapi";
 import type { Db } from "../context";
 import { type SQL, count, eq, inArray, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
@@ -24,38 +23,25 @@ export const BYTES_PER_ROW = {
   addresses: 143,
   routes: 593,
 } as const;
-type GrowingTable = keyof typeof BYTES_PER_ROW;
+export type GrowingTable = keyof typeof BYTES_PER_ROW;
 
 /** At most this many R2 list pages (1,000 keys each) per request: the count stops there and says so. */
 export const ARCHIVE_LIST_PAGES = 10;
 
-export const UsageSchema = z
-  .object({
-    slug: z.string(),
-    tables: z.array(
-      z.object({
-        table: z.enum(Object.keys(BYTES_PER_ROW) as [GrowingTable, ...GrowingTable[]]),
-        rows: z.number().int(),
-        bytes_per_row: z.number().int().openapi({ description: "Measured with the table's indexes (README, capacity table)" }),
-        estimated_bytes: z.number().int(),
-      }),
-    ),
-    estimated_bytes: z.number().int().openapi({ description: "Sum over the tables: rows x measured bytes per row, an estimate (D1 does not report storage per company)" }),
-    proofs: z
-      .object({
-        records: z.number().int().openapi({ description: "Proofs of delivery in D1 (`delivery_proofs`)" }),
-        image_bytes: z.number().int().openapi({ description: "Their photos and signatures in R2 (`proofs/<company_id>/`), as stored" }),
-      })
-      .openapi({ description: "Kept until the company's `proof_retention_days` (retention run)" }),
-    archive: z.object({
-      driver_days: z.number().int().openapi({ description: "Archived driver-days of positions in R2 (`positions/<company_id>/`)" }),
-      bytes: z.number().int().openapi({ description: "Their size in R2 (gzip)" }),
-      complete: z.boolean().openapi({ description: `false: the count stopped after ${ARCHIVE_LIST_PAGES * 1000} objects (bounded listing), so the figures are a lower bound` }),
-    }),
-  })
-  .openapi("CompanyUsage");
+/** What the company holds (operator `GET /_operator/companies/<slug>/usage`). */
+export interface CompanyUsage {
+  slug: string;
+  /** Rows per growing table x measured bytes per row (with its indexes). */
+  tables: { table: GrowingTable; rows: number; bytes_per_row: number; estimated_bytes: number }[];
+  /** Sum over the tables: an estimate (D1 does not report storage per company). */
+  estimated_bytes: number;
+  /** Proofs of delivery in D1 and their images in R2, as stored. */
+  proofs: { records: number; image_bytes: number };
+  /** Archived driver-days of positions in R2 and their size (gzip); `complete: false` when the bounded listing stopped. */
+  archive: { driver_days: number; bytes: number; complete: boolean };
+}
 
-export async function companyUsage(env: Env, db: Db, company: { id: number; slug: string }): Promise<z.infer<typeof UsageSchema>> {
+export async function companyUsage(env: Env, db: Db, company: { id: number; slug: string }): Promise<CompanyUsage> {
   const ofCompany: Record<GrowingTable, [SQLiteTable, SQL]> = {
     driver_tracking: [driverTracking, eq(driverTracking.company_id, company.id)],
     outbox: [outbox, eq(outbox.company_id, company.id)],

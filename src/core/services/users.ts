@@ -1,34 +1,30 @@
-import { z } from "@hono/zod-openapi";
 import type { Company, Db, Role } from "../context";
 import { type SQL, and, eq } from "drizzle-orm";
 import { users } from "../db/schema";
 import type { Env } from "../env";
 import { forbidden } from "../errors";
 import { generateCode, hashCode, hashPassword, randomHtmlColor, verifyPassword } from "../lib/crypto";
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordProblem } from "../lib/password-rules";
 import { nowIso } from "../lib/time";
 import { issueToken } from "../lib/tokens";
-import { DateTime } from "../../worker/openapi";
 import { invitationEmail } from "./messages";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
 
 export type UserRow = typeof users.$inferSelect;
 
-export const UserSchema = z
-  .object({
-    id: z.number().int(),
-    firstname: z.string().nullable(),
-    lastname: z.string().nullable(),
-    email: z.string(),
-    company_id: z.number().int(),
-    expires: DateTime.nullable(),
-    active: z.boolean(),
-    confirmed_at: DateTime.nullable(),
-    usertype: z.enum(["dispatcher", "watcher", "driver"]),
-  })
-  .openapi("User");
+/** A user record as the API answers it. */
+export interface User {
+  id: number;
+  firstname: string | null;
+  lastname: string | null;
+  email: string;
+  company_id: number;
+  expires: string | null;
+  active: boolean;
+  confirmed_at: string | null;
+  usertype: Role;
+}
 
-export const presentUser = (u: UserRow): z.infer<typeof UserSchema> => ({
+export const presentUser = (u: UserRow): User => ({
   id: u.id,
   firstname: u.firstname,
   lastname: u.lastname,
@@ -39,20 +35,6 @@ export const presentUser = (u: UserRow): z.infer<typeof UserSchema> => ({
   confirmed_at: u.confirmed_at,
   usertype: u.usertype,
 });
-
-export const Email = z.string().trim().toLowerCase().pipe(z.email()).openapi({ type: "string", format: "email" });
-export const Password = z
-  .string()
-  .superRefine((password, ctx) => {
-    const problem = passwordProblem(password);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  })
-  .openapi({
-    type: "string",
-    minLength: PASSWORD_MIN_LENGTH,
-    maxLength: PASSWORD_MAX_LENGTH,
-    description: `At least ${PASSWORD_MIN_LENGTH} characters; refused when it is one of the most common passwords (its letters a common word such as "Summer2026!", or mostly digits and symbols)`,
-  });
 
 export interface NewUser {
   usertype: Role;

@@ -1,5 +1,6 @@
 /** Outside `/api`: the token endpoint and registration with an emailed code (contract.md §2, §3). */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { Email, Password, UserSchema } from "../schemas/users";
 import { ApiError, forbidden } from "../../core/errors";
 import { eq } from "drizzle-orm";
 import type { Context } from "hono";
@@ -11,7 +12,7 @@ import { PASSWORD_MIN_LENGTH } from "../../core/lib/password-rules";
 import { renderRegistrationDone, renderRegistrationForm } from "../registration-page";
 import type { Language } from "../../core/services/company-settings";
 import { errorResponses, jsonBody, jsonResponse } from "../openapi";
-import { Email, Password, UserSchema, login, presentUser, register } from "../../core/services/users";
+import { login, presentUser, register } from "../../core/services/users";
 import { throttledAttempt } from "../credential-attempts";
 
 const auth = createRoute({

@@ -1,12 +1,12 @@
 /** Addresses: list, one, create (geocoding), change (re-geocoding), reverse lookup, full-text search. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { AddressDetailSchema, AddressInput } from "../schemas/addresses";
 import { unprocessable } from "../../core/errors";
 import { allOnOnePage, listObjects } from "../../core/db/list";
 import { addresses } from "../../core/db/schema";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { AddressInput } from "../../core/services/address-input";
 import {
   NEAREST_ADDRESS_METERS,
   addressFields,
@@ -18,7 +18,7 @@ import {
   updateAddress,
 } from "../../core/services/address-records";
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, searchAddresses } from "../../core/services/address-search";
-import { AddressDetailSchema, type AddressRow, presentAddressDetails } from "../../core/services/addresses";
+import { type AddressRow, presentAddressDetails } from "../../core/services/addresses";
 
 const DETAIL_NOTE =
   "Every address carries `deliverylocations` (ids of the deliveries delivering to it) and `source_for_deliveries` " +

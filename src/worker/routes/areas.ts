@@ -8,24 +8,8 @@ import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { findPostalAreaForPoint } from "../../core/geo";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { AreaGeometrySchema } from "../../core/services/area-geometry";
-import {
-  type AreaCtx,
-  PlzAreaIndexSchema,
-  PlzAreaSchema,
-  TourAreaPatchSchema,
-  TourAreaSchema,
-  createTourAreaFromPlz,
-  deleteTourArea,
-  getTourArea,
-  plzAreaFields,
-  plzAreaIndex,
-  presentPlzAreas,
-  presentTourAreas,
-  tourAreaIdsOf,
-  tourAreaFields,
-  updateTourArea,
-} from "../../core/services/tour-areas";
+import { AreaGeometrySchema, PlzAreaIndexSchema, PlzAreaSchema, TourAreaPatchSchema, TourAreaSchema } from "../schemas/areas";
+import { type AreaCtx, createTourAreaFromPlz, deleteTourArea, getTourArea, plzAreaFields, plzAreaIndex, presentPlzAreas, presentTourAreas, tourAreaIdsOf, tourAreaFields, updateTourArea } from "../../core/services/tour-areas";
 
 /** Page size cap of the postal-code area list (dispatch-api.md: at most 10 per page). */
 export const PLZAREA_MAX_PER_PAGE = 10;

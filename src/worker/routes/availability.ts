@@ -1,5 +1,6 @@
 /** Driver availability windows: CRUD and merge. Drivers may read all windows and change only their own. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { AvailabilitySchema, DateTimeInput } from "../schemas/availability";
 import type { AppEnv } from "../app-env";
 import { forbidden, notFound, unprocessable } from "../../core/errors";
 import { listObjects } from "../../core/db/list";
@@ -8,15 +9,7 @@ import { driverAvailabilities } from "../../core/db/schema";
 import type { AuthUser, Db } from "../../core/context";
 import { validationHook } from "../errors";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import {
-  AvailabilitySchema,
-  type AvailabilityRow,
-  DateTimeInput,
-  assertWindow,
-  availabilityFields,
-  mergeAvailability,
-  presentAvailability,
-} from "../../core/services/driver-availability";
+import { type AvailabilityRow, assertWindow, availabilityFields, mergeAvailability, presentAvailability } from "../../core/services/driver-availability";
 import { assertCompanyDrivers } from "../../core/services/drivers";
 
 const SELF_OR_DISPATCHER = ["dispatcher", "driver"] as const;

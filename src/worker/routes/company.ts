@@ -1,5 +1,7 @@
 /** The company record, its centre address, dispatchers, and inviting users. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { Email, UserSchema } from "../schemas/users";
+import { AddressSchema } from "../schemas/addresses";
 import { notFound } from "../../core/errors";
 import { allOnOnePage, listObjects } from "../../core/db/list";
 import { and, eq } from "drizzle-orm";
@@ -8,9 +10,9 @@ import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import type { FieldMap } from "../../core/lib/filters";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { AddressSchema, presentAddress } from "../../core/services/addresses";
-import { Email, UserSchema, type UserRow, inviteUser, presentUser } from "../../core/services/users";
-import { CompanySettings } from "../../core/services/company-settings";
+import { presentAddress } from "../../core/services/addresses";
+import { type UserRow, inviteUser, presentUser } from "../../core/services/users";
+import { CompanySettings } from "../schemas/company";
 
 const CompanySchema = z
   .object({

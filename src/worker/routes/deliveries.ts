@@ -1,5 +1,6 @@
 /** Deliveries and the lookup lists of delivery states, types and codes. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { DeliverySchema, DeliveryWritable } from "../schemas/deliveries";
 import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 import { conflict, notFound, unprocessable } from "../../core/errors";
 import { allOnOnePage, listJson } from "../../core/db/list";
@@ -10,16 +11,7 @@ import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { compileQuery } from "../../core/lib/filters";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
-import {
-  DeliverySchema,
-  DeliveryWritable,
-  type DeliveryRow,
-  assertNotOnTheWay,
-  deliveryFields,
-  deliveryList,
-  prepareDeliveryWrite,
-  presentDeliveries,
-} from "../../core/services/deliveries";
+import { type DeliveryRow, assertNotOnTheWay, deliveryFields, deliveryList, prepareDeliveryWrite, presentDeliveries } from "../../core/services/deliveries";
 import { eventInsert, loggedEvents } from "../../core/services/events";
 import { publishAll } from "../../core/services/live";
 import { deleteProofsOf } from "../../core/services/proofs";

@@ -1,5 +1,7 @@
 /** Drivers: list, create (with activation email), change, activate, status values, current routes. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { DriverSchema, DriverStatusValue, HtmlColor } from "../schemas/drivers";
+import { Email } from "../schemas/users";
 import type { AppEnv } from "../app-env";
 import { notFound, unprocessable } from "../../core/errors";
 import { listObjects, pageOf } from "../../core/db/list";
@@ -9,23 +11,9 @@ import type { Db } from "../../core/context";
 import { validationHook } from "../errors";
 import { normaliseDateTime } from "../../core/lib/time";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { DateTimeInput } from "../../core/services/driver-availability";
-import {
-  DRIVER_STATUSES,
-  DRIVER_STATUS_DESCRIPTION,
-  DriverSchema,
-  DriverStatusValue,
-  HtmlColor,
-  activateDriver,
-  createDriver,
-  currentRoute,
-  driverFields,
-  driverScope,
-  loadDriver,
-  presentDrivers,
-  routeOnTheWay,
-} from "../../core/services/drivers";
-import { Email, type UserRow } from "../../core/services/users";
+import { DateTimeInput } from "../schemas/availability";
+import { DRIVER_STATUSES, DRIVER_STATUS_DESCRIPTION, activateDriver, createDriver, currentRoute, driverFields, driverScope, loadDriver, presentDrivers, routeOnTheWay } from "../../core/services/drivers";
+import { type UserRow } from "../../core/services/users";
 import { throttledAttempt } from "../credential-attempts";
 import { forgetUser } from "../../core/lib/tokens";
 import { log } from "../../core/lib/log";

@@ -1,5 +1,7 @@
 /** Route and delivery state changes (contract.md §5), serialised by the company's Durable Object. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { RouteSchema } from "../schemas/routes";
+import { DeliverySchema } from "../schemas/deliveries";
 import type { LifecycleOp } from "../../core/coordinator/changes";
 import { ApiError } from "../../core/errors";
 import { and, eq } from "drizzle-orm";
@@ -9,10 +11,10 @@ import { ROUTE_STATUSES } from "../../core/domain/states";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { IdParam, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
-import { DeliverySchema, presentDeliveries } from "../../core/services/deliveries";
+import { presentDeliveries } from "../../core/services/deliveries";
 import { companyStub, publishAll } from "../../core/services/live";
 import { publicBase } from "./company";
-import { RouteSchema, loadRouteRecordJson } from "../../core/services/route-records";
+import { loadRouteRecordJson } from "../../core/services/route-records";
 import { updateEtas } from "../../core/services/route-lifecycle";
 import { FAR_FROM_ADDRESS_METERS, PROOF_LIMITS } from "../../core/services/proofs";
 

@@ -1,11 +1,12 @@
 /** Operator import of real postal-code polygons (mounted under /_operator, behind the operator token). */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { ImportResultSchema, PostalAreaImportBody } from "../schemas/areas";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { envForShard, shardCount } from "../../core/db/shards";
 import { operatorAuth } from "../middleware/operator";
 import { BooleanQuery, errorResponses, jsonBody, jsonResponse } from "../openapi";
-import { ImportResultSchema, PostalAreaImportBody, importPostalAreas, prepareImportRows } from "../../core/services/area-import";
+import { importPostalAreas, prepareImportRows } from "../../core/services/area-import";
 
 const importAreas = createRoute({
   method: "post",

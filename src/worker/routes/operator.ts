@@ -1,5 +1,8 @@
 /** Operator interface (contract.md §3): companies, their first users, the outbox. Not tenant-scoped. */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { UsageSchema, CompanySettings } from "../schemas/company";
+import { Email, Password, UserSchema } from "../schemas/users";
+import { AddressInput } from "../schemas/addresses";
 import { conflict, notFound, unprocessable } from "../../core/errors";
 import { listObjects } from "../../core/db/list";
 import { eq, sql } from "drizzle-orm";
@@ -13,10 +16,9 @@ import { operatorAreaRoutes } from "./operator-areas";
 import { SLUG, findPlacedCompany } from "../../core/services/company-lookup";
 import { createDb } from "../../core/db/client";
 import { ensureShardBlock, envForShard, registerCompany, shardCount, shardForNewCompany } from "../../core/db/shards";
-import { Email, Password, UserSchema, prepareUser, presentUser } from "../../core/services/users";
-import { AddressInput, resolveAddressInput } from "../../core/services/address-input";
-import { CompanySettings } from "../../core/services/company-settings";
-import { UsageSchema, companyUsage } from "../../core/services/usage";
+import { prepareUser, presentUser } from "../../core/services/users";
+import { resolveAddressInput } from "../../core/services/address-input";
+import { companyUsage } from "../../core/services/usage";
 import { moveCompanyStep } from "../../core/services/company-move";
 
 const operatorErrors = { 403: errorResponses[403], 404: errorResponses[404], 409: errorResponses[409], 422: errorResponses[422] };

@@ -4,28 +4,14 @@
  * dispatchers; and the signed image links of the customer's tracking page.
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
+import { ProofSchema } from "../schemas/proofs";
 import { ApiError, notFound, unprocessable } from "../../core/errors";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { allOnOnePage } from "../../core/db/list";
 import { ALL_ROLES, IdParam, apiRoute, envelope, errorResponses, jsonResponse } from "../openapi";
 import { publishAll } from "../../core/services/live";
-import {
-  FAR_FROM_ADDRESS_METERS,
-  PROOF_LIMITS,
-  PROOF_LINK_SECONDS,
-  type ProofKind,
-  ProofSchema,
-  checkedUpload,
-  deleteProof,
-  findProof,
-  listProofs,
-  presentProof,
-  proofImage,
-  publicProof,
-  saveProofUpload,
-  verifyProofLink,
-} from "../../core/services/proofs";
+import { FAR_FROM_ADDRESS_METERS, PROOF_LIMITS, PROOF_LINK_SECONDS, type ProofKind, checkedUpload, deleteProof, findProof, listProofs, presentProof, proofImage, publicProof, saveProofUpload, verifyProofLink } from "../../core/services/proofs";
 import { apiBase } from "./company";
 
 const KiB = 1024;

@@ -5,6 +5,7 @@
  * `/route` and seconds in `/routemetadata` and `/updateableroutes`.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { RouteMetadataSchema, RouteSchema, RouteDeliveryDistanceSchema } from "../schemas/routes";
 import { DeliveryStatus } from "../../shared/contract/states";
 import { allOnOnePage, listObjects } from "../../core/db/list";
 import { and, inArray, sql } from "drizzle-orm";
@@ -13,8 +14,8 @@ import { ROUTE_STATUSES, UNFINISHED_ROUTE_STATUSES } from "../../core/domain/sta
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonResponse, jsonText } from "../openapi";
-import { RouteMetadataSchema, type RouteRecordRow, RouteSchema, loadRoute, loadRouteRecordJson, presentRouteMetadata, presentRoutes, routeFields, routeRecordColumns, routeScope } from "../../core/services/route-records";
-import { RouteDeliveryDistanceSchema, routeDeliveryDistances } from "../../core/services/route-view-distances";
+import { type RouteRecordRow, loadRoute, loadRouteRecordJson, presentRouteMetadata, presentRoutes, routeFields, routeRecordColumns, routeScope } from "../../core/services/route-records";
+import { routeDeliveryDistances } from "../../core/services/route-view-distances";
 
 const RouteList = envelope(RouteSchema, "RouteList");
 const RouteMetadataList = envelope(RouteMetadataSchema, "RouteMetadataList");

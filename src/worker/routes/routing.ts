@@ -1,5 +1,7 @@
 /** Route calculation (asynchronous through the routing queue, or synchronous) and process status. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { RoutingVariantSchema } from "../schemas/routing";
+import { RouteLineString, RouteSchema } from "../schemas/routes";
 import type { AppEnv } from "../app-env";
 import { conflict, notFound, unprocessable } from "../../core/errors";
 import { allOnOnePage } from "../../core/db/list";
@@ -11,13 +13,13 @@ import type { Db } from "../../core/context";
 import { validationHook } from "../errors";
 import { normaliseTimeOfDay } from "../../core/lib/time";
 import { BooleanQuery, IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { AddressInput } from "../../core/services/address-input";
-import { RouteLineString, RouteSchema, presentRoutes } from "../../core/services/route-records";
-import { type RoutingOutcome, RoutingVariantSchema, moveDelivery, routingVariants, runRouting, startRouting, updateRoute } from "../../core/services/routing";
+import { AddressInput } from "../schemas/addresses";
+import { presentRoutes } from "../../core/services/route-records";
+import { type RoutingOutcome, moveDelivery, routingVariants, runRouting, startRouting, updateRoute } from "../../core/services/routing";
 import { companyStub } from "../../core/services/live";
 import { MAX_TIME_BUDGET_SECONDS } from "../../core/services/routing-budget";
 import { apiBase } from "./company";
-import { vehicleInputShape } from "../../core/services/vehicle-records";
+import { vehicleInputShape } from "../schemas/vehicles";
 
 const flag = (description: string, fallback: boolean) => BooleanQuery.optional().openapi({ description }).transform((v) => v ?? fallback);
 const count = z.coerce.number().int();

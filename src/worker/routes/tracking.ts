@@ -1,5 +1,6 @@
 /** Driver tracking: positions posted by driver apps, latest positions, traces, live `driverposition` events. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { PositionRecordSchema, TrackingPoint, TrackingSchema } from "../schemas/tracking";
 import type { AppEnv } from "../app-env";
 import { forbidden, notFound, unprocessable } from "../../core/errors";
 import { listJson, listObjects } from "../../core/db/list";
@@ -16,19 +17,7 @@ import { assertCompanyDrivers, loadDriver, positionList, routeOnTheWay } from ".
 import type { PublishedEvent } from "../../core/coordinator/live";
 import { publishAll } from "../../core/services/live";
 import { positionsOfDay } from "../../core/services/position-archive";
-import {
-  type NewTracking,
-  PositionRecordSchema,
-  TrackingPoint,
-  type TrackingRow,
-  TrackingSchema,
-  insertTracking,
-  latestPositions,
-  positionsSince,
-  presentPosition,
-  presentTracking,
-  trackingFields,
-} from "../../core/services/tracking-positions";
+import { type NewTracking, type TrackingRow, insertTracking, latestPositions, positionsSince, presentPosition, presentTracking, trackingFields } from "../../core/services/tracking-positions";
 
 /** Entries per POST (driver apps send what they buffered while offline). */
 export const MAX_TRACKING_BATCH = 500;

@@ -1,5 +1,6 @@
 /** Vehicles and vehicle types (the route optimiser's vehicle classes). */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { VehicleSchema, VehicleTypeSchema, vehicleInputShape } from "../schemas/vehicles";
 import { notFound } from "../../core/errors";
 import { listObjects, pageOf } from "../../core/db/list";
 import { and, eq } from "drizzle-orm";
@@ -7,16 +8,7 @@ import { vehicles } from "../../core/db/schema";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import {
-  VehicleSchema,
-  VehicleTypeSchema,
-  type VehicleRow,
-  prepareVehicle,
-  presentVehicle,
-  vehicleFields,
-  vehicleInputShape,
-  vehicleTypes,
-} from "../../core/services/vehicle-records";
+import { type VehicleRow, prepareVehicle, presentVehicle, vehicleFields, vehicleTypes } from "../../core/services/vehicle-records";
 
 const listVehicleTypes = apiRoute({
   method: "get",
