@@ -4,8 +4,9 @@
  * (`parts:*`), the ETA refresh (`due:eta`), pruning (`due:prune`) and the
  * retry of process events not yet logged (`due:outbox`).
  */
-import type { Parts } from "./parts";
-import type { Watch } from "./processes";
+
+/** What the alarm reads of a `watch:*` record (processes.ts `Watch`) and a `parts:*` record (parts.ts `Parts`). */
+type Deadline = { deadline: number };
 
 export const ETA_DUE = "due:eta";
 export const PRUNE_DUE = "due:prune";
@@ -15,8 +16,8 @@ export const PARTS_PREFIX = "parts:";
 
 /** Sets the alarm to the earliest due time in storage. */
 export async function arm(storage: DurableObjectStorage): Promise<void> {
-  const watches = await storage.list<Watch>({ prefix: WATCH_PREFIX });
-  const parts = await storage.list<Parts>({ prefix: PARTS_PREFIX });
+  const watches = await storage.list<Deadline>({ prefix: WATCH_PREFIX });
+  const parts = await storage.list<Deadline & { merging: boolean }>({ prefix: PARTS_PREFIX });
   const due = [
     await storage.get<number>(ETA_DUE),
     await storage.get<number>(PRUNE_DUE),
