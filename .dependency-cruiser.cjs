@@ -48,6 +48,13 @@ module.exports = {
       to: { path: "^src/durable/" },
     },
     {
+      name: "edge-on-core",
+      severity: "error",
+      comment: "The edge reaches the solver and the pages only through the core (or src/shared).",
+      from: { path: "^src/worker/" },
+      to: { path: "^src/(solver|web)/" },
+    },
+    {
       name: "entry-exports-only-the-class",
       severity: "error",
       comment: "src/worker/index.ts re-exports the Durable Object class and nothing else of src/durable.",

@@ -1,5 +1,5 @@
 /**
- * Puts a PMTiles archive where the Worker reads the base map (README "Base map"): the `UPLOADS`
+ * Puts a PMTiles archive where the Worker reads the base map (docs/features/base-map.md): the `UPLOADS`
  * bucket (`dispatch-uploads`) at `basemap/region.pmtiles` (or `MAP_ARCHIVE_KEY`), through
  * `wrangler r2 object put` — locally (Miniflare's R2 under .wrangler/state or `persistTo`) or remotely.
  * The file is checked first: PMTiles v3 of vector tiles (MVT), as the Worker serves nothing else.

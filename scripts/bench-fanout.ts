@@ -1,6 +1,6 @@
 /**
  * Big plans split across workers, as the routing service does it with queue
- * consumers (src/core/services/routing-fanout.ts), measured under Node with
+ * consumers (src/core/services/routing/fan-out.ts), measured under Node with
  * worker threads standing in for the consumers. Prints figures; asserts
  * nothing.
  *

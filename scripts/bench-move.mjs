@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * How long a company is read-only while it moves to another shard (README "Moving a company to
- * another shard"): a local `wrangler dev` (two shards, MOVE_GRACE_SECONDS 0, so only the work is
+ * How long a company is read-only while it moves to another shard (docs/operations/shards.md,
+ * the runbook): a local `wrangler dev` (two shards, MOVE_GRACE_SECONDS 0, so only the work is
  * timed), one company on shard 0 with `--positions` driver positions (default 100,000) seeded by
  * SQL, then `POST /_operator/companies/<slug>/move` step after step to shard 1. Prints the time of
  * each phase, how long the company was read-only, the rows moved and the rows per second.

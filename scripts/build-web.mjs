@@ -8,7 +8,7 @@
  *   app/driver.webmanifest, app/driver-sw.js, assets/driver-icon.svg
  *                                       the driver app as a PWA (served at /<slug>/driver.webmanifest and /<slug>/driver-sw.js)
  *   _headers                            Content-Security-Policy and friends for every asset
- * The base map is chosen by the pages at runtime (`GET /tiles/map.json`, README "Base map"); its
+ * The base map is chosen by the pages at runtime (`GET /tiles/map.json`, docs/features/base-map.md); its
  * tiles come from the service's own origin, so the pages load nothing from elsewhere.
  * Prints the gzip size of every file; `--quiet` prints only the total.
  */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The Worker's deploy bundle against its budget (README "Deploy size"):
+ * The Worker's deploy bundle against its budget (docs/operations/deploy.md, "Deploy size"):
  * builds exactly what `wrangler deploy` would upload (`--dry-run --outdir`,
  * offline, no account), prints its size raw and gzip (as wrangler counts it:
  * every module gzipped, source maps aside) and exits 1 when the gzip size is

@@ -10,7 +10,7 @@
  *   npm run operator -- shards   (the D1 databases, companies on each, companies moving)
  *   npm run operator -- move-company --slug acme --shard 1   (copy, verify, switch, clean up: step after step until done; resumable)
  *   npm run operator -- import-areas --file plz.geojson [--replace]   (postal-code polygons: properties.plz|postcode|PLZ, optional note)
- *   npm run operator -- upload-basemap --file region.pmtiles [--remote] [--key basemap/region.pmtiles]   (the base map archive into R2; README "Base map")
+ *   npm run operator -- upload-basemap --file region.pmtiles [--remote] [--key basemap/region.pmtiles]   (the base map archive into R2; docs/features/base-map.md)
  *   npm run operator -- demo-basemap --file demo.pmtiles   (writes the made-up demo region's archive)
  *
  * Target: --url (or OPERATOR_URL, default http://127.0.0.1:8787); token: --token (or OPERATOR_TOKEN, default dev-operator-token).
@@ -176,7 +176,7 @@ async function importAreas(file, replace) {
 }
 
 /**
- * Moves a company to another shard (README "Moving a company to another shard"): calls the step endpoint until the
+ * Moves a company to another shard (docs/operations/shards.md, the runbook): calls the step endpoint until the
  * move is done, waiting where it says; one line per step. Interrupted, the same command goes on where it stopped.
  */
 async function moveCompany(slug, shard) {

@@ -3,11 +3,12 @@
  * one request, both routes re-planned and replaced together or not at all.
  */
 import { env } from "cloudflare:test";
+import { startRouting } from "../src/core/services/routing/request";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createDb } from "../src/core/db/client";
 import { companies, users } from "../src/core/db/schema";
-import { runRouting, startRouting } from "../src/core/services/routing";
+import { runRouting } from "../src/core/services/routing/run";
 import { ORIGIN, type TestCompany, createCompany, insertAddress, tomorrowAt } from "./helpers";
 
 interface Route {

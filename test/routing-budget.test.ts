@@ -6,7 +6,7 @@ import { createExecutionContext, env, runInDurableObject } from "cloudflare:test
 import { describe, expect, it } from "vitest";
 import worker from "../src/worker/index";
 import type { Env } from "../src/core/env";
-import { MAX_TIME_BUDGET_SECONDS, timeBudgetMs } from "../src/core/services/routing-budget";
+import { MAX_TIME_BUDGET_SECONDS, timeBudgetMs } from "../src/core/services/routing/budget";
 import { ORIGIN, call, createCompany, insertAddress } from "./helpers";
 
 const production = { ROUTING_TIME_BUDGET_MS: undefined } as unknown as Env;

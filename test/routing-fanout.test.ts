@@ -13,7 +13,7 @@ import { createDb } from "../src/core/db/client";
 import { companies, users } from "../src/core/db/schema";
 import type { RoutingMessage, RoutingPartJob } from "../src/core/queues";
 import worker from "../src/worker/index";
-import { startRouting } from "../src/core/services/routing";
+import { startRouting } from "../src/core/services/routing/request";
 import { ORIGIN, type TestCompany, createCompany, tomorrowAt, until } from "./helpers";
 
 /** A seeded scatter over Berlin with two-hour windows tomorrow and loads 1-3. */

@@ -8,8 +8,7 @@
  */
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { SEQUENCED_TABLES } from "../src/core/db/shards";
-import { MOVED_TABLES } from "../src/core/services/company-move";
+import { SEQUENCED_TABLES, MOVED_TABLES } from "../src/core/db/company-tables";
 
 describe("company move", () => {
   it("copies every table that holds company rows, whose AUTOINCREMENT ids come from the shard's block", async () => {

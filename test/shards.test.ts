@@ -1,5 +1,5 @@
 /**
- * Shards (README "Past one database"): two D1 databases, `DB` (shard 0) and
+ * Shards (docs/operations/shards.md): two D1 databases, `DB` (shard 0) and
  * `DB_SHARD_1`; companies placed on either are served from theirs alone, and one
  * moves between them by the operator's copy-verify-switch command.
  */

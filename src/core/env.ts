@@ -3,7 +3,7 @@ import type { NotificationJob, RoutingMessage, WebhookJob } from "./queues";
 
 /** Bindings declared in wrangler.toml (secrets come from .dev.vars locally). */
 export interface Env {
-  /** The first database: shard 0, the shard directory and the id blocks (README "Past one database"). */
+  /** The first database: shard 0, the shard directory and the id blocks (docs/operations/shards.md). */
   DB: D1Database;
   /** Further shards, `DB_SHARD_1`, `DB_SHARD_2`, ... without gaps (db/shards.ts). */
   DB_SHARD_1?: D1Database;
@@ -54,9 +54,9 @@ export interface Env {
   WEBHOOK_ALLOW_PRIVATE?: string;
   /** Comma-separated origins allowed to call the API from browsers (default: any). */
   CORS_ORIGINS?: string;
-  /** Solver search time of a plan up to 200 deliveries in ms (default 8000); larger plans get more (services/routing-budget.ts). */
+  /** Solver search time of a plan up to 200 deliveries in ms (default 8000); larger plans get more (services/routing/budget.ts). */
   ROUTING_TIME_BUDGET_MS?: string;
-  /** Plans of at least this many deliveries are improved in parts by several routing consumers (default 1500; services/routing-fanout.ts). */
+  /** Plans of at least this many deliveries are improved in parts by several routing consumers (default 1500; services/routing/fan-out.ts). */
   ROUTING_FANOUT_MIN_STOPS?: string;
   /** Deliveries per part of such a plan, at least (default 180; whole tours, so a part ends with the tour that reaches it). */
   ROUTING_FANOUT_PART_STOPS?: string;
@@ -66,7 +66,7 @@ export interface Env {
   ROAD_ENGINE_URL?: string;
   /** Largest table the engine answers per request (OSRM's max-table-size, default 100). */
   ROAD_ENGINE_MAX_TABLE?: string;
-  /** Key of the base map's PMTiles archive in `UPLOADS` (default `basemap/region.pmtiles`; README "Base map"). */
+  /** Key of the base map's PMTiles archive in `UPLOADS` (default `basemap/region.pmtiles`; docs/features/base-map.md). */
   MAP_ARCHIVE_KEY?: string;
   /** Raster tile URL template ({z}/{x}/{y}) used when there is no archive; the Worker fetches the tiles for the pages. */
   MAP_RASTER_URL?: string;

@@ -9,7 +9,7 @@ export interface RoutingJob {
   apiBase: string;
 }
 
-/** One part of a big plan to improve (services/routing-fanout.ts); `key`: the part's object in `UPLOADS`. */
+/** One part of a big plan to improve (services/routing/fan-out.ts); `key`: the part's object in `UPLOADS`. */
 export interface RoutingPartJob {
   kind: "routing-part";
   processId: string;

@@ -1,6 +1,6 @@
 /**
  * Big plans improved in parts by several consumers
- * (src/core/services/routing-fanout.ts): the object collects the parts'
+ * (src/core/services/routing/fan-out.ts): the object collects the parts'
  * results and sends one merge job; the merge itself runs in a consumer.
  */
 import type { RoutingMergeJob } from "../core/queues";

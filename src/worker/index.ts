@@ -1,6 +1,6 @@
 /** Worker entry: HTTP through Hono, queue consumers, and the Durable Object class. */
 import { eq } from "drizzle-orm";
-import { type NotificationJob, type RoutingMessage, type WebhookJob } from "../core/queues";
+import type { NotificationJob, RoutingMessage, WebhookJob } from "../core/queues";
 import type { Db } from "../core/context";
 import { createApp } from "./app";
 import type { Env } from "../core/env";
@@ -10,8 +10,8 @@ import { envForShard, placementOf, shardCount, shardsInMoves } from "../core/db/
 import { log, withQueueMessageContext } from "../core/lib/log";
 import { deliverOutboxMessage, failOutboxMessage } from "../core/services/outbox";
 import { companyStub } from "../core/services/live";
-import { runRouting } from "../core/services/routing";
-import { givePartUp, runRoutingPart } from "../core/services/routing-fanout";
+import { runRouting } from "../core/services/routing/run";
+import { givePartUp, runRoutingPart } from "../core/services/routing/fan-out";
 import { runRetention } from "../core/services/retention";
 import { runOneStepUpload } from "../core/services/uploads";
 import { deliverWebhook, webhooksBehind } from "../core/services/webhooks";
@@ -33,7 +33,7 @@ interface Consumer {
   giveUp(env: Env, db: Db, body: unknown): Promise<void>;
 }
 
-/** Delay of a queue message whose company is moving between shards (README "Moving a company to another shard"). */
+/** Delay of a queue message whose company is moving between shards (docs/operations/shards.md, the runbook). */
 const MOVING_RETRY_SECONDS = 120;
 
 const GAVE_UP = "The job failed on every retry and went to the dead-letter queue";

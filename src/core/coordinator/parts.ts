@@ -1,5 +1,5 @@
 /**
- * Big plans improved in parts by several consumers (services/routing-fanout.ts):
+ * Big plans improved in parts by several consumers (services/routing/fan-out.ts):
  * what the run that splits a plan hands the coordinator, and where the parts lie.
  */
 import type { RoutingMergeJob } from "../queues";

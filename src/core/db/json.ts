@@ -1,6 +1,6 @@
 /**
  * Answers built by SQLite: the JSON text of an object straight from its row
- * (`json_object`), so the hot reads (README "Load") hand D1's answer to the
+ * (`json_object`), so the hot reads (docs/benchmarks.md, "Load") hand D1's answer to the
  * client without turning every cell into a JavaScript value and back. The
  * shape is derived from the drizzle schema (the keys and the column types
  * of `schema.ts`); test/json-answers.test.ts checks each SQL-built shape

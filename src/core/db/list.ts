@@ -49,7 +49,7 @@ export interface ListSpec<Row, Out, Related = never> {
  * A list whose objects SQLite builds as JSON text (db/json.ts): `json` is the
  * SQL of one object from the table's row, related rows included by correlated
  * subqueries. `listJson` answers the envelope's text; the rows never become
- * JavaScript objects (README "Load").
+ * JavaScript objects (docs/benchmarks.md, "Load").
  */
 export interface JsonListSpec {
   table: SQLiteTable;

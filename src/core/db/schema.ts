@@ -475,7 +475,7 @@ export const trackingLinks = sqliteTable(
 );
 
 /**
- * The directory of shards (README "Past one database"): which D1 database holds each
+ * The directory of shards (docs/operations/shards.md): which D1 database holds each
  * company's rows. It lives only in the first database (binding `DB`); on the other
  * shards the table exists (every shard runs every migration) and stays empty. A
  * company without a row here lives on the first database. The company's own rows,

@@ -1,5 +1,5 @@
 /**
- * Shards: companies live on one of several D1 databases (README "Past one database").
+ * Shards: companies live on one of several D1 databases (docs/operations/shards.md).
  *
  * - Shard 0 is the binding `DB`, shard n the binding `DB_SHARD_<n>` (declared in
  *   wrangler.toml, without gaps). Every shard runs every migration, so each holds
@@ -15,34 +15,13 @@
 import { eq, sql } from "drizzle-orm";
 import type { Env } from "../env";
 import { createDb } from "./client";
+import { SEQUENCED_TABLES } from "./company-tables";
 import { companyDirectory } from "./schema";
 
 /** Ids per block: shard blocks hold 10^12 ids each; 9000 blocks fit below 2^53. */
 export const ID_BLOCK = 1_000_000_000_000;
 /** How long an isolate trusts what it read from the directory (moves wait longer than this, MOVE_GRACE_SECONDS). */
 export const DIRECTORY_CACHE_MS = 60_000;
-
-/**
- * AUTOINCREMENT tables of company data; reference tables (gazetteer, postal areas) keep the same ids on every shard.
- * A new such table belongs here (test/shard-move-tables.test.ts fails otherwise); a shard raises a missing
- * sequence to its block whenever a company is placed on it (ensureShardBlock).
- */
-export const SEQUENCED_TABLES = [
-  "companies",
-  "users",
-  "addresses",
-  "vehicles",
-  "routes",
-  "deliveries",
-  "driver_availabilities",
-  "driver_tracking",
-  "tour_areas",
-  "outbox",
-  "events",
-  "webhooks",
-  "webhook_deliveries",
-  "delivery_proofs",
-] as const;
 
 /** The first database: the directory, the id blocks and shard 0. */
 export const directoryDb = (env: Env): D1Database => env.DIRECTORY ?? env.DB;

@@ -4,7 +4,7 @@
  * and the sums per route, per driver and in total over a day or a range
  * (`aggregate`, on every read). No I/O: services/day-report.ts reads the rows.
  *
- * Definitions (README "Day report" repeats them for users):
+ * Definitions (docs/features/day-report.md repeats them for users):
  * - actual km: the driver's tracked positions from the route's start (`ast`)
  *   to its last report, great-circle metres between consecutive positions; a
  *   step implying more than MAX_PLAUSIBLE_KMH is a GPS jump and not counted.
@@ -30,7 +30,7 @@ export const MAX_PLAUSIBLE_KMH = 200;
 
 /**
  * Default emission factors, g CO₂e per vehicle-km, well-to-wheel. Estimates in the spirit of the GLEC Framework v3 /
- * ISO 14083 default-factor approach: an assumed consumption times the energy's WTW factor (README "CO₂e" cites them).
+ * ISO 14083 default-factor approach: an assumed consumption times the energy's WTW factor (docs/features/day-report.md, "CO2e is an estimate", cites them).
  */
 export const EMISSION_FACTORS: Record<string, { g_per_km: number; basis: string }> = {
   car: { g_per_km: 292, basis: "diesel van ≤ 3.5 t, 9 l/100 km × 3.24 kg CO₂e/l (diesel WTW, EN 16258 / GLEC)" },

@@ -17,7 +17,7 @@ export type Sheet = string[][];
 
 const MiB = 1024 * 1024;
 
-/** What one uploaded file may hold; README "Uploads" and SECURITY.md quote these. */
+/** What one uploaded file may hold; docs/interface.md ("Uploads and files") and SECURITY.md quote these. */
 export const SHEET_LIMITS = {
   /** Uncompressed bytes of one ZIP entry (worksheet, shared strings). */
   entryBytes: 16 * MiB,

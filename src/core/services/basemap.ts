@@ -1,5 +1,5 @@
 /**
- * The base map of the pages, chosen at runtime (README "Base map"):
+ * The base map of the pages, chosen at runtime (docs/features/base-map.md):
  *   vector  a PMTiles archive of vector tiles in R2 (`UPLOADS` at `MAP_ARCHIVE_KEY`), one per
  *           deployment, read by range requests (the `pmtiles` decoder over an R2 source);
  *   raster  else a raster tile server (`MAP_RASTER_URL`), fetched by the Worker and passed on,

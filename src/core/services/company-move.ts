@@ -1,5 +1,5 @@
 /**
- * Moving a company to another shard (README "Moving a company to another shard"):
+ * Moving a company to another shard (docs/operations/shards.md, the runbook):
  * an operator command that copies, verifies and switches, one bounded step per
  * call (`POST /_operator/companies/<slug>/move`, `npm run operator -- move-company`).
  *
@@ -26,35 +26,13 @@
  */
 import { eq } from "drizzle-orm";
 import { createDb } from "../db/client";
+import { MOVED_TABLES } from "../db/company-tables";
 import { companyDirectory } from "../db/schema";
 import { directoryDb, envForShard, forgetPlacement, shardCount, takeFreshBlock } from "../db/shards";
 import type { Env } from "../env";
 import { conflict, notFound, unprocessable } from "../errors";
 import { log } from "../lib/log";
 import { forgetCompany } from "./company-lookup";
-
-/** Company tables in copy order (every row a later one refers to comes first); cleanup goes backwards. */
-export const MOVED_TABLES = [
-  "companies",
-  "users",
-  "addresses",
-  "vehicles",
-  "routes",
-  "deliveries",
-  "driver_availabilities",
-  "driver_tracking",
-  "tour_areas",
-  "tour_area_members",
-  "geocode_cache",
-  "processes",
-  "outbox",
-  "events",
-  "webhooks",
-  "webhook_deliveries",
-  "tracking_links",
-  "delivery_proofs",
-  "route_reports",
-] as const;
 
 /**
  * Tables only ever appended to (and pruned by retention, which waits while a move involves the

@@ -5,6 +5,7 @@
  * spreadsheet in R2 and an email with its link).
  */
 import { and, asc, eq } from "drizzle-orm";
+import { type RoutingOptions, prepareRouting, waitingRouting } from "./routing/request";
 import type { RoutingJob } from "../queues";
 import type { Company, Db } from "../context";
 import { processRecord } from "../coordinator/processes";
@@ -19,8 +20,8 @@ import { type DeliveryDataItem, importDeliveries } from "./delivery-import";
 import { companyStub } from "./live";
 import { dispatchOutbox, outboxInsert } from "./outbox";
 import { resultKey, uploadKey } from "./process-records";
-import { type RoutingOptions, prepareRouting, runRouting, waitingRouting } from "./routing";
-import { routingDeadline, uploadDeadline } from "./routing-budget";
+import { runRouting } from "./routing/run";
+import { routingDeadline, uploadDeadline } from "./routing/budget";
 
 export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
 const MAX_ROWS = SHEET_LIMITS.rows;

@@ -12,7 +12,7 @@ import { addresses, deliveries, deliveryProofs, driverTracking, events, outbox, 
 
 /**
  * Bytes per row with the table's indexes, measured by `npm run bench:capacity`
- * (README, "Capacity, measured"): the one copy of those figures in code.
+ * (docs/benchmarks.md, "Capacity"): the one copy of those figures in code.
  */
 export const BYTES_PER_ROW = {
   driver_tracking: 85,

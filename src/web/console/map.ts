@@ -1,6 +1,6 @@
 /**
  * The console's map (Leaflet, SVG renderer for the tours: no GPU needed). The base map is chosen at
- * runtime from `GET /tiles/map.json` (README "Base map"): the deployment's vector tile archive
+ * runtime from `GET /tiles/map.json` (docs/features/base-map.md): the deployment's vector tile archive
  * (protomaps-leaflet draws it on canvas tiles, style in basemap-style.ts), else the configured
  * raster tiles, else a plain background with a light outline of the countries (world-atlas, served
  * as a static asset; also drawn around the archive's region). Every tile comes from the page's own

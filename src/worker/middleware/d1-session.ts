@@ -3,7 +3,7 @@ import { createDb } from "../../core/db/client";
 import type { AppEnv } from "../app-env";
 import { unprocessable } from "../../core/errors";
 
-/** Request and response header carrying a D1 session bookmark (README "Reads from the nearest replica"). */
+/** Request and response header carrying a D1 session bookmark (docs/operations/configuration.md, D1 sessions). */
 export const BOOKMARK_HEADER = "x-d1-bookmark";
 /** The shape of the bookmarks D1 hands out: `<8 hex>-<8 hex>-<8 hex>-<32..64 hex>`, sortable as text. */
 const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32,64}$/;

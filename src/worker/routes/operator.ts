@@ -157,7 +157,7 @@ const moveCompany = createRoute({
   tags: ["Operator"],
   summary: "Move a company to another shard (one step)",
   description:
-    "Starts moving the company's rows to the D1 database `shard` or, when that move is under way, goes on with it: one bounded step per call (README \"Moving a company to another shard\"). Call again (after `wait_seconds`) until `done`. From `freeze` until `cleanup` the company is read-only: its writes answer 503 with `Retry-After`, reads work. 409 while the company moves to another shard.",
+    "Starts moving the company's rows to the D1 database `shard` or, when that move is under way, goes on with it: one bounded step per call (docs/operations/shards.md, the runbook). Call again (after `wait_seconds`) until `done`. From `freeze` until `cleanup` the company is read-only: its writes answer 503 with `Retry-After`, reads work. 409 while the company moves to another shard.",
   security: [{ Operator: [] }],
   request: {
     params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" } }) }),

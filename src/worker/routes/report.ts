@@ -114,7 +114,7 @@ const getDayReport = apiRoute({
     "and stored; a finished route without them (finished before this report existed) is computed on the first read of its day " +
     `(at most ${MISSING_PER_READ} per request: \`incomplete\` says to ask again). Actual km are the driver's tracked positions from the start to the last report ` +
     `(steps faster than ${MAX_PLAUSIBLE_KMH} km/h are GPS jumps and not counted; archived positions included). On time: arrival inside the delivery's window. ` +
-    "CO₂e is an estimate (README \"Day report\"). `format=csv` / `format=xlsx` download the same figures (text neutralised against formulas). " +
+    "CO₂e is an estimate (docs/features/day-report.md). `format=csv` / `format=xlsx` download the same figures (text neutralised against formulas). " +
     "422: no day or an invalid one, `to` before `from`, or a range longer than allowed.",
   roles: ["dispatcher", "watcher"],
   request: { query: ReportQuery },

@@ -1,5 +1,9 @@
 /** Route calculation (asynchronous through the routing queue, or synchronous) and process status. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { routingVariants } from "../../core/services/routing/variants";
+import { moveDelivery, updateRoute } from "../../core/services/routing/edit";
+import type { RoutingOutcome } from "../../core/services/routing/outcome";
+import { startRouting } from "../../core/services/routing/request";
 import { RoutingVariantSchema } from "../schemas/routing";
 import { RouteLineString, RouteSchema } from "../schemas/routes";
 import type { AppEnv } from "../app-env";
@@ -7,7 +11,6 @@ import { conflict, notFound, unprocessable } from "../../core/errors";
 import { allOnOnePage } from "../../core/db/list";
 import { and, asc, eq } from "drizzle-orm";
 import { PROCESS_ACTIONS, type ProcessState } from "../../core/coordinator/processes";
-import { VEHICLE_CLASSES } from "../../solver";
 import { processes, routes } from "../../core/db/schema";
 import type { Db } from "../../core/context";
 import { validationHook } from "../errors";
@@ -15,10 +18,11 @@ import { normaliseTimeOfDay } from "../../core/lib/time";
 import { BooleanQuery, IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { AddressInput } from "../schemas/addresses";
 import { presentRoutes } from "../../core/services/route-records";
-import { type RoutingOutcome, moveDelivery, routingVariants, runRouting, startRouting, updateRoute } from "../../core/services/routing";
+import { runRouting } from "../../core/services/routing/run";
 import { companyStub } from "../../core/services/live";
-import { MAX_TIME_BUDGET_SECONDS } from "../../core/services/routing-budget";
+import { MAX_TIME_BUDGET_SECONDS } from "../../core/services/routing/budget";
 import { apiBase } from "./company";
+import { vehicleTypes } from "../../core/services/vehicle-records";
 import { vehicleInputShape } from "../schemas/vehicles";
 
 const flag = (description: string, fallback: boolean) => BooleanQuery.optional().openapi({ description }).transform((v) => v ?? fallback);
@@ -53,7 +57,7 @@ const RoutingQuery = z.object({
   roundtrip: flag("Tours return to the depot (default true)", true),
   traffic: flag("Time-dependent travel times by hour and weekday", false),
   cancelroutes: flag("Cancel all unfinished routes first; their open deliveries return to the pool", false),
-  vehicle: z.enum(VEHICLE_CLASSES.map((v) => v.id) as [string, ...string[]]).optional().openapi({ description: "Vehicle class of the identical fleet" }),
+  vehicle: z.enum(vehicleTypes().map((v) => v.id) as [string, ...string[]]).optional().openapi({ description: "Vehicle class of the identical fleet" }),
   num_vehicles: count.min(1).max(500).optional().openapi({ description: "Maximum number of tours; default the number of active drivers, 5 without drivers" }),
   numvehicles: count.min(1).max(500).optional().openapi({ description: "Alias of num_vehicles" }),
   assign_drivers: flag("Assign available active drivers to the tours (a tour area's tour goes to its driver)", false),

@@ -9,7 +9,7 @@ import { BooleanQuery, apiRoute, jsonResponse } from "../openapi";
 import { SHEET_LIMITS } from "../../core/lib/spreadsheet";
 import { resultKey } from "../../core/services/process-records";
 import { MAX_UPLOAD_BYTES, batchRouting, uploadDeliveriesOnly, uploadOneStep } from "../../core/services/uploads";
-import type { RoutingOptions } from "../../core/services/routing";
+import type { RoutingOptions } from "../../core/services/routing/request";
 import { apiBase } from "./company";
 import { NamePrefix, TimeBudgetSeconds } from "./routing";
 

@@ -10,7 +10,7 @@ export const UsageSchema = z
       z.object({
         table: z.enum(Object.keys(BYTES_PER_ROW) as [GrowingTable, ...GrowingTable[]]),
         rows: z.number().int(),
-        bytes_per_row: z.number().int().openapi({ description: "Measured with the table's indexes (README, capacity table)" }),
+        bytes_per_row: z.number().int().openapi({ description: "Measured with the table's indexes (docs/benchmarks.md, capacity table)" }),
         estimated_bytes: z.number().int(),
       }),
     ),

@@ -26,7 +26,7 @@ export const VehicleSchema = z
     departure_time_to: TimeOfDay.nullable(),
     return_time_to: TimeOfDay.nullable(),
     max_tour_duration: z.number().int().nullable().openapi({ description: "Minutes" }),
-    co2e_g_per_km: z.number().nullable().openapi({ description: "Emission factor of this vehicle, g CO₂e per km (well-to-wheel), used by the day report; null: the default of its class (README \"Day report\")" }),
+    co2e_g_per_km: z.number().nullable().openapi({ description: "Emission factor of this vehicle, g CO₂e per km (well-to-wheel), used by the day report; null: the default of its class (docs/features/day-report.md)" }),
     active: z.boolean(),
   })
   .openapi("Vehicle");

@@ -19,11 +19,11 @@
  * parallel the wall time is about (FIRST_SHARE + PARTS_SHARE / k +
  * FINAL_SHARE) x budget plus queue and storage overhead.
  */
-import { type PlanPart, type Problem, SPLIT_BUDGET, type Solution, splitPlan, solve, toursOf } from "../../solver";
-import type { RoutingMergeJob, RoutingPartJob } from "../queues";
-import { type FanOutPart, type PartTours, fanOutPrefix } from "../coordinator/parts";
-import type { Env } from "../env";
-import { companyStub } from "./live";
+import { type PlanPart, type Problem, SPLIT_BUDGET, type Solution, splitPlan, solve, toursOf } from "../../../solver";
+import type { RoutingMergeJob, RoutingPartJob } from "../../queues";
+import { type FanOutPart, type PartTours, fanOutPrefix } from "../../coordinator/parts";
+import type { Env } from "../../env";
+import { companyStub } from "../live";
 
 const DEFAULT_MIN_STOPS = 1500;
 const DEFAULT_PART_STOPS = 180;

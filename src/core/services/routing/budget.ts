@@ -10,10 +10,10 @@
  * Synchronous requests block their caller: by default they search at most 3 s.
  * A request may set its own time with `time_budget_seconds` (1 to 120).
  */
-import type { RoutingParams } from "../domain/routing-plan";
-import type { Env } from "../env";
-import { formatDateTime } from "../lib/time";
-import { roadEngineMaxMs } from "./road-engine";
+import type { RoutingParams } from "../../domain/routing-plan";
+import type { Env } from "../../env";
+import { formatDateTime } from "../../lib/time";
+import { roadEngineMaxMs } from "../road-engine";
 
 export const MAX_TIME_BUDGET_SECONDS = 120;
 const DEFAULT_BASE_MS = 8_000;

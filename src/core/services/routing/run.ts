@@ -1,0 +1,197 @@
+/**
+ * The job side of route calculation: claim a registered process, solve its
+ * plan with progress (alone, split across consumers, or merging the parts),
+ * and hand the plan to the write. Shared by the synchronous path and the
+ * routing queue consumer.
+ */
+import type { Db } from "../../context";
+import booleanPointInPolygon from "@turf/boolean-point-in-polygon";
+import { and, eq } from "drizzle-orm";
+import { type Solution, type SolveOptions, mergeParts, solve, toursOf } from "../../../solver";
+import { addresses, deliveries, processes, routes, tourAreas } from "../../db/schema";
+import { type PlannedDelivery, type RoutingParams, buildProblem, planRoutes, planningOrigin } from "../../domain/routing-plan";
+import type { Env } from "../../env";
+import { log } from "../../lib/log";
+import { roadEngine, withRoadMatrices } from "../road-engine";
+import { companyStub } from "../live";
+import { expectedWait, routingDeadline } from "./budget";
+import { FIRST_SHARE, collectedParts, fansOut, finalPassMs, startFanOut, stopUnlessWanted } from "./fan-out";
+import { inList } from "../../db/sql";
+import { type PlannedRun, type RoutingOutcome, failRun, resultLink } from "./outcome";
+import { writeRuns } from "./write";
+
+/** Delivery rows with their locations and tour areas, as the plan needs them. */
+export async function loadPlannedDeliveries(db: Db, companyId: number, params: RoutingParams): Promise<PlannedDelivery[]> {
+  const rows = await db
+    .select({
+      id: deliveries.id,
+      lng: addresses.lng,
+      lat: addresses.lat,
+      pdt_from: deliveries.pdt_from,
+      pdt_to: deliveries.pdt_to,
+      els: deliveries.els,
+      load: deliveries.load,
+      deliverprio: deliveries.deliverprio,
+      pickup_ref_id: deliveries.pickup_ref_id,
+      postalcode: addresses.postalcode,
+      city: addresses.city,
+      custom_tour: deliveries.custom_tour,
+    })
+    .from(deliveries)
+    .innerJoin(addresses, eq(addresses.id, deliveries.deliverylocation_id))
+    .where(and(eq(deliveries.company_id, companyId), inList(deliveries.id, params.deliveryIds)));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  // Keep the request's order (fix_order relies on it); skip deliveries deleted meanwhile.
+  const planned = params.deliveryIds.flatMap((id) => {
+    const r = byId.get(id);
+    return r && r.lng !== null && r.lat !== null ? [{ ...r, lng: r.lng, lat: r.lat }] : [];
+  });
+  if (params.useArea) {
+    const areas = await db.select({ id: tourAreas.id, geom: tourAreas.geom }).from(tourAreas).where(eq(tourAreas.company_id, companyId));
+    for (const d of planned as PlannedDelivery[]) {
+      const area = areas.find((a) => a.geom && booleanPointInPolygon([d.lng, d.lat], a.geom));
+      d.areaId = area?.id ?? null;
+    }
+  }
+  return planned;
+}
+
+/**
+ * How a call of `runRouting` treats the plan: `single` solves it in this
+ * call; `fan-out` (the queue consumer of a routing job) may split a big plan
+ * across consumers (fan-out.ts); `merge` puts the parts of a split
+ * plan together under the claim `attempt` of the run that split it.
+ */
+export type RoutingMode = "single" | "fan-out" | "merge";
+
+/**
+ * Runs a registered routing process: solve and write the routes. Idempotent
+ * per process (queues deliver at least once): a second run finds the claim
+ * or the written routes and does nothing; a run whose claim the watchdog
+ * handed to a re-run writes nothing. Null: nothing to report from this call
+ * (another run holds the process, or the plan went to consumers in parts and
+ * the merge job will finish it).
+ */
+export async function runRouting(
+  env: Env,
+  db: Db,
+  companyId: number,
+  processId: string,
+  attempt: string,
+  apiBase: string,
+  mode: RoutingMode = "single",
+): Promise<RoutingOutcome | null> {
+  const planned = await planRun(env, db, companyId, processId, attempt, apiBase, mode);
+  if (!planned || !("plan" in planned)) return planned;
+  if (planned.params.replaces?.move) {
+    // A half of a move run alone (the watchdog re-queued it after its request died) would move nothing or lose the delivery.
+    const error = "The move's request ended before it was written; nothing was moved";
+    await failRun(env, companyId, processId, attempt, error);
+    return { ok: false, error };
+  }
+  return writeRuns(env, db, companyId, [planned]);
+}
+
+/**
+ * The solving half of `runRouting`: claims the process and solves its plan.
+ * Answers the plan to write, or the outcome when there is nothing to write
+ * (null as for `runRouting`).
+ */
+export async function planRun(
+  env: Env,
+  db: Db,
+  companyId: number,
+  processId: string,
+  attempt: string,
+  apiBase: string,
+  mode: RoutingMode,
+): Promise<PlannedRun | RoutingOutcome | null> {
+  const coordinator = companyStub(env, companyId);
+  const [process] = await db.select().from(processes).where(and(eq(processes.company_id, companyId), eq(processes.id, processId)));
+  if (!process) return null;
+  const params = process.params as RoutingParams;
+  const started = Date.now();
+  const searchMs = mode === "merge" ? finalPassMs(params.timeBudgetMs) : params.timeBudgetMs;
+  if (!(await coordinator.claimRouting(processId, attempt, routingDeadline(env, params, searchMs, started)))) return null;
+  const link = resultLink(apiBase, processId);
+
+  const existing = await db.select({ id: routes.id }).from(routes).where(and(eq(routes.company_id, companyId), eq(routes.process_id, processId)));
+  if (existing.length) {
+    await coordinator.updateProcess(processId, "final", { status: "finished", link, meta: { progress: 1 } });
+    return { ok: true, routeIds: existing.map((r) => r.id) };
+  }
+
+  const fail = (error: string, extra: Record<string, unknown> = {}) => failRun(env, companyId, processId, attempt, error, extra);
+
+  try {
+    if (mode !== "merge") await coordinator.updateProcess(processId, "routing", { status: "running", meta: { progress: 0, ...expectedWait(params.timeBudgetMs, started) } });
+    const planned = await loadPlannedDeliveries(db, companyId, params);
+    if (!planned.length) {
+      await fail("None of the deliveries exists any more");
+      return { ok: false, error: "None of the deliveries exists any more" };
+    }
+    const origin = planningOrigin(params, planned);
+    const engine = roadEngine(env);
+    const problem = await withRoadMatrices(engine, buildProblem(params, planned, origin));
+    let lastReported = 0;
+    // The first plan that serves every delivery is reported at once (then every tenth of the search), so the status shows when there is one.
+    let servedAll = false;
+    const reports: Promise<unknown>[] = [];
+    // A cancelled process (or a run that lost its claim) stops searching at the next check and writes nothing.
+    const stop = stopUnlessWanted(() => coordinator.holdsClaim(processId, attempt));
+    /** A search reported as the span `from` .. `to` of the process's progress. */
+    const search = (options: SolveOptions, from = 0, to = 1) => {
+      lastReported = 0;
+      return solve(problem, {
+        seed: 1,
+        ...options,
+        signal: stop.signal,
+        onProgress: (p) => {
+          stop.check();
+          const first = !servedAll && p.unassigned === 0;
+          if (first) servedAll = true;
+          if (p.fraction - lastReported < 0.1 && !first) return;
+          lastReported = p.fraction;
+          const progress = Math.round((from + p.fraction * (to - from)) * 100) / 100;
+          reports.push(coordinator.updateProcess(processId, "routing", { meta: { progress, tours: p.tours, unassigned: p.unassigned } }));
+        },
+      });
+    };
+
+    let solution: Solution;
+    if (mode === "merge") {
+      const collected = await collectedParts(env, { companyId, processId, attempt }, problem);
+      if (!collected) return null;
+      solution = await mergeParts(problem, collected.parts, collected.results, { timeLimitMs: searchMs, seed: 1, signal: stop.signal, onProgress: stop.check });
+    } else if (mode === "fan-out" && !params.fixOrder && fansOut(env, planned.length)) {
+      const firstMs = Math.round(params.timeBudgetMs * FIRST_SHARE);
+      const first = await search({ timeLimitMs: firstMs }, 0, FIRST_SHARE);
+      await Promise.allSettled(reports);
+      if (stop.signal.aborted) return null;
+      // A plan that leaves deliveries out or widens windows is not split: it is searched on here.
+      if (!first.unassigned.length && !first.relaxed.length && (await startFanOut(env, { companyId, processId, attempt, apiBase }, params.timeBudgetMs, problem, first))) return null;
+      solution = await search({ timeLimitMs: params.timeBudgetMs - firstMs, initial: toursOf(first) }, FIRST_SHARE);
+    } else {
+      solution = await search({ timeLimitMs: params.timeBudgetMs });
+    }
+    await Promise.allSettled(reports);
+    if (stop.signal.aborted) return null;
+
+    if (solution.unassigned.length) {
+      const unassigned = solution.unassigned.map((u) => ({ delivery_id: Number(u.jobId), reason: u.reason, remedy: u.remedy }));
+      const error = `${unassigned.length} deliveries cannot be routed with at most ${params.numVehicles} tours under the given windows and capacities; no route was computed`;
+      await fail(error, { unassigned });
+      return { ok: false, error, unassigned };
+    }
+
+    const plan = planRoutes(params, planned, solution, origin);
+    // With a road engine, the line strings follow the roads instead of joining the stops.
+    if (engine) for (const r of plan) r.routestring.coordinates = (await engine.geometry(r.routestring.coordinates)) ?? r.routestring.coordinates;
+    return { processId, attempt, params, plan, relaxed: solution.relaxed, link };
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    log("error", "routing failed", { process_id: processId, error: err });
+    await fail(`Routing failed: ${message}`);
+    return { ok: false, error: message };
+  }
+}
