@@ -9,42 +9,22 @@ import { unprocessable } from "../errors";
 import { GazetteerGeocoder, createGeocoder, toCountryCode } from "../geo";
 import type { Point } from "../../shared/contract/geo";
 
+/** The textual fields of an address, each optional and nullable as clients send them. */
+type AddressText = Partial<Record<"contactcompany" | "customernr" | "contactfirstname" | "contactlastname" | "street" | "housenumber" | "postalcode" | "city" | "district" | "email" | "phonenr" | "addresstype", string | null>>;
+
 /** Address input as the API takes it (`AddressInput` in the OpenAPI document): textual fields and/or a location. */
-export interface AddressInputType {
-  contactcompany?: string | null;
-  customernr?: string | null;
-  contactfirstname?: string | null;
-  contactlastname?: string | null;
-  street?: string | null;
-  housenumber?: string | null;
-  postalcode?: string | null;
-  city?: string | null;
-  district?: string | null;
+export interface AddressInputType extends AddressText {
   /** Two-letter code or a country name (e.g. `Deutschland`). */
   country?: string | null;
-  email?: string | null;
-  phonenr?: string | null;
-  addresstype?: string | null;
   /** Kept as given; omitted -> geocoded from the textual fields. */
   location?: Point;
   lat?: number;
   lng?: number;
 }
 
-export interface ResolvedAddress {
-  contactcompany?: string | null;
-  customernr?: string | null;
-  contactfirstname?: string | null;
-  contactlastname?: string | null;
-  street?: string | null;
-  housenumber?: string | null;
-  postalcode?: string | null;
-  city?: string | null;
-  district?: string | null;
+/** An address input resolved to stored columns: the country as a two-letter code, a coordinate and where it came from. */
+export interface ResolvedAddress extends AddressText {
   country: string | null;
-  email?: string | null;
-  phonenr?: string | null;
-  addresstype?: string | null;
   lng: number;
   lat: number;
   geocode_source: string;

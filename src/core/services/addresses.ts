@@ -2,29 +2,10 @@ import { and, asc, eq, or, sql } from "drizzle-orm";
 import { columnRef, jsonObject, jsonValue, pointJson, tableRef } from "../db/json";
 import { addresses, deliveries } from "../db/schema";
 import type { Db } from "../context";
+import type { AddressOut } from "../../shared/contract/address";
 import type { Point } from "../../shared/contract/geo";
 
 export type AddressRow = typeof addresses.$inferSelect;
-
-/** An address record as the API answers it. */
-export interface AddressOut {
-  id: number;
-  contactcompany: string | null;
-  customernr: string | null;
-  contactfirstname: string | null;
-  contactlastname: string | null;
-  street: string | null;
-  housenumber: string | null;
-  postalcode: string | null;
-  city: string | null;
-  district: string | null;
-  /** ISO 3166-1 alpha-2. */
-  country: string | null;
-  email: string | null;
-  phonenr: string | null;
-  location: Point | null;
-  addresstype: string | null;
-}
 
 /** An address as the address endpoints answer it: with the deliveries that reference it. */
 export interface AddressDetail extends AddressOut {

@@ -1,4 +1,5 @@
 import { type SQL, and, eq, sql } from "drizzle-orm";
+import type { AddressOut } from "../../shared/contract/address";
 import { addresses, deliveries, routes } from "../db/schema";
 import type { Company, Db } from "../context";
 import { conflict, unprocessable } from "../errors";
@@ -6,7 +7,7 @@ import type { FieldMap } from "../lib/filters";
 import { normaliseDateTime } from "../lib/time";
 import type { Point } from "../../shared/contract/geo";
 import { RouteStatus } from "../../shared/contract/states";
-import { type AddressOut, type AddressRow, addressLookup, pointOf, presentAddress } from "./addresses";
+import { type AddressRow, addressLookup, pointOf, presentAddress } from "./addresses";
 import type { JsonListSpec } from "../db/list";
 import { columnEntries, columnRef, embedded, jsonObject } from "../db/json";
 import { inList } from "../db/sql";

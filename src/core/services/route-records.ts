@@ -9,12 +9,13 @@
  * never one query per route.
  */
 import { type SQL, and, asc, eq, getTableColumns, sql } from "drizzle-orm";
+import type { AddressOut } from "../../shared/contract/address";
 import { deliveries, routes } from "../db/schema";
 import type { Db } from "../context";
 import { notFound } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import type { LineString } from "../../shared/contract/geo";
-import { type AddressOut, type AddressRow, addressLookup, presentAddress } from "./addresses";
+import { type AddressRow, addressLookup, presentAddress } from "./addresses";
 import { type DeliveryOut, type DeliveryRow, deliveryAddressesQuery, deliveryFields, deliveryJson, presentDeliveriesWith } from "./deliveries";
 import { columnRef, embedded } from "../db/json";
 import { inList } from "../db/sql";

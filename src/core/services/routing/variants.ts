@@ -1,28 +1,11 @@
 /** Alternatives for the same deliveries (POST /routingvariants), computed without writing anything. */
+import type { RoutingVariant } from "../../../shared/contract/routing";
 import type { Company, Db } from "../../context";
 import { solve } from "../../../solver";
 import { buildProblem, planningOrigin } from "../../domain/routing-plan";
 import type { Env } from "../../env";
 import { type RoutingOptions, prepareRouting } from "./request";
 import { loadPlannedDeliveries } from "./run";
-
-/** One plan of POST /routingvariants, as answered. */
-export interface RoutingVariant {
-  name: "fewest_tours" | "shorter_days" | "one_more_tour";
-  description: string;
-  tours: number;
-  /** Metres. */
-  distance: number;
-  /** Seconds, all tours together. */
-  duration: number;
-  /** Seconds. */
-  longest_tour: number;
-  /** Seconds. */
-  waiting: number;
-  unassigned: number[];
-  /** Delivery ids per tour in driving order. */
-  sequences: number[][];
-}
 
 /**
  * POST /routingvariants: alternatives for the same deliveries, computed
