@@ -32,7 +32,7 @@ export interface ProcessView {
   cancelledBefore?: number[];
 }
 
-type ProcessEvent = Extract<LiveEvent, { type: "process" }>;
+export type ProcessEvent = Extract<LiveEvent, { type: "process" }>;
 
 export const startedProcess = (id: string, kind: ProcessView["kind"]): ProcessView => ({ id, kind, progress: 0, step: "import_deliveries", status: "running" });
 

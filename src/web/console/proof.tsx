@@ -9,7 +9,7 @@ import { useEffect, useState } from "preact/hooks";
 import { type Api, errorText } from "../shared/api";
 import { time } from "../shared/format";
 import { decodeToken } from "../shared/session";
-import type { DeliveryProof } from "../../shared/contract/proof";
+import type { DeliveryProof, ProofSummary } from "../../shared/contract/proof";
 
 /** An image of the API as an object URL for `<img>` (the request carries the token). */
 function useAuthorisedImage(api: Api, url: string | null) {
@@ -89,6 +89,10 @@ function ProofRecord({ api, proof, canDelete, onDeleted }: { api: Api; proof: De
     </div>
   );
 }
+
+/** The summary line of a proof from what an event said of it (the hint of ProofDetails); null: the proof was deleted. */
+export const proofHint = (p: ProofSummary | null) =>
+  p ? [p.photo && "photo", p.signature && "signature", p.recipient && "recipient", p.far_from_address && "⚠ far from address", p.scan_match === false && "⚠ wrong parcel scanned"].filter(Boolean).join(", ") : "deleted";
 
 /** The proofs of one delivery, loaded when the dispatcher opens them. */
 export function ProofDetails({ api, deliveryId, hint }: { api: Api; deliveryId: number; hint?: string }) {
