@@ -42,7 +42,8 @@ export function useDayData(api: Api) {
         api.list<{ driver_id: number; position: Point; timestamp: string }>("/driverposition", {}),
       ]);
       setRoutes(rs);
-      setLines(new Map(metas.map((m) => [m.id, m.routestring?.coordinates ?? []])));
+      // The line's positions are [longitude, latitude] pairs.
+      setLines(new Map(metas.map((m) => [m.id, (m.routestring?.coordinates ?? []) as LngLat[]])));
       setOpen(ds);
       setDrivers(new Map(drv.map((d) => [d.id, d])));
       // A position that arrived by event while this refetch was under way is newer than what the refetch read: keep it.

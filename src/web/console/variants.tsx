@@ -7,18 +7,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { Alert } from "../shared/shell";
 import { type Api, errorText } from "../shared/api";
-
-interface Variant {
-  name: "fewest_tours" | "shorter_days" | "one_more_tour";
-  description: string;
-  tours: number;
-  distance: number;
-  duration: number;
-  longest_tour: number;
-  waiting: number;
-  unassigned: number[];
-  sequences: number[][];
-}
+import type { RoutingVariant as Variant } from "../../shared/contract/routing";
 
 const TITLE: Record<Variant["name"], string> = { fewest_tours: "Fewest tours", shorter_days: "Shorter days", one_more_tour: "One more tour" };
 

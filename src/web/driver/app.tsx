@@ -14,7 +14,7 @@ import { type PendingReport, flushReports, keepReport, pendingReports, reportKey
 import { LiveSocket, type LiveState } from "../shared/live";
 import { ConnectionBadge } from "../shared/shell";
 import { addressLine, loadCompanyTimeZone, placeName, span, time } from "../shared/format";
-import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, type Driver, ROUTE_STATUS_LABEL, type Route } from "../shared/types";
+import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, type Driver, type Point, ROUTE_STATUS_LABEL, type Route } from "../shared/types";
 import type { LiveMessage } from "../../shared/contract/live";
 import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 
@@ -23,7 +23,7 @@ const BATCH = 20;
 
 interface Fix {
   timestamp: string;
-  position: { type: "Point"; coordinates: [number, number] };
+  position: Point;
 }
 
 /** Positions from `watchPosition`, posted in batches; failed posts stay buffered. */

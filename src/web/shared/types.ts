@@ -3,21 +3,14 @@
  * pages call the status ids. The wire shapes the worker shares (status ids, live events, proofs, the
  * day report) are in src/shared/contract.
  */
+import type { AddressOut } from "../../shared/contract/address";
+import type { LineString, Point } from "../../shared/contract/geo";
 import type { DeliveryStatusId, RouteStatusId } from "../../shared/contract/states";
 
-export type Point = { type: "Point"; coordinates: [number, number] };
+export type { Point };
 
-export interface Address {
-  id: number;
-  contactcompany: string | null;
-  contactfirstname: string | null;
-  contactlastname: string | null;
-  street: string | null;
-  housenumber: string | null;
-  postalcode: string | null;
-  city: string | null;
-  location: Point | null;
-}
+/** What the pages read of an address record. */
+export type Address = Pick<AddressOut, "id" | "contactcompany" | "contactfirstname" | "contactlastname" | "street" | "housenumber" | "postalcode" | "city" | "location">;
 
 export interface Delivery {
   id: number;
@@ -67,7 +60,7 @@ export interface Route {
 
 export interface RouteMetadata {
   id: number;
-  routestring?: { type: "LineString"; coordinates: [number, number][] } | null;
+  routestring?: LineString | null;
 }
 
 export interface Driver {
