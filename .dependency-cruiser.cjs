@@ -40,6 +40,12 @@ module.exports = {
       { path: "^src/worker/index\\.ts$" },
       { path: "^src/durable/", pathNot: "^src/durable/company\\.ts$" },
     ),
+    never(
+      "edge-runs-no-queries",
+      "Handlers call the core's verbs; the tables and the query builder stay below the edge.",
+      { path: "^src/worker/" },
+      { path: ["^node_modules/drizzle-orm/", "^src/core/db/schema\\.ts$"] },
+    ),
     never("edge-on-core", "The edge reaches the solver and the pages only through the core (or src/shared).", { path: "^src/worker/" }, { path: "^src/(solver|web)/" }),
     never(
       "solver-is-pure",
@@ -57,12 +63,12 @@ module.exports = {
     parser: "swc",
     tsConfig: { fileName: "tsconfig.json" },
     doNotFollow: { path: "node_modules" },
-    exclude: { path: "\\.d\\.ts$" },
+    exclude: { path: "^src/.*\\.d\\.ts$" },
     enhancedResolveOptions: {
       extensions: [".ts", ".tsx", ".mts", ".js", ".mjs", ".d.ts"],
       exportsFields: ["exports"],
-      conditionNames: ["types", "import", "workerd", "worker", "browser", "default"],
-      mainFields: ["types", "typings", "module", "main"],
+      conditionNames: ["workerd", "worker", "browser", "import", "require", "node", "default"],
+      mainFields: ["module", "main", "types", "typings"],
     },
   },
 };

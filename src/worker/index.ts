@@ -1,17 +1,16 @@
 /** Worker entry: HTTP through Hono, queue consumers, and the Durable Object class. */
-import { eq } from "drizzle-orm";
 import type { NotificationJob, RoutingMessage, WebhookJob } from "../core/queues";
 import type { Db } from "../core/context";
 import { createApp } from "./app";
 import type { Env } from "../core/env";
 import { createDb } from "../core/db/client";
-import { companies } from "../core/db/schema";
 import { envForShard, placementOf, shardCount, shardsInMoves } from "../core/db/shards";
 import { log, withQueueMessageContext } from "../core/lib/log";
 import { deliverOutboxMessage, failOutboxMessage } from "../core/services/outbox";
 import { companyStub } from "../core/services/live";
 import { runRouting } from "../core/services/routing/run";
 import { givePartUp, runRoutingPart } from "../core/services/routing/fan-out";
+import { companySlug } from "../core/services/company-lookup";
 import { runRetention } from "../core/services/retention";
 import { runOneStepUpload } from "../core/services/uploads";
 import { deliverWebhook, webhooksBehind } from "../core/services/webhooks";
@@ -79,13 +78,6 @@ function consumerOf(queue: string): { consumer: Consumer; dead: boolean } {
   const name = (Object.keys(QUEUES) as (keyof typeof QUEUES)[]).find((k) => base.startsWith(QUEUES[k]));
   if (!name) throw new Error(`No consumer for queue ${queue}`);
   return { consumer: consumers[name], dead };
-}
-
-/** The slug of a message's company for its log lines (null when unknown: logging never fails a job). */
-async function companySlug(db: Db, companyId: unknown): Promise<string | null> {
-  if (typeof companyId !== "number") return null;
-  const [company] = await db.select({ slug: companies.slug }).from(companies).where(eq(companies.id, companyId)).catch(() => []);
-  return company?.slug ?? null;
 }
 
 /** Runs one message and settles it: acked when done, retried (with backoff, or when the job asks) when it failed. */

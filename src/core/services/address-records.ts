@@ -4,13 +4,14 @@
  */
 import { and, eq, gte, lte, sql } from "drizzle-orm";
 import type { Db } from "../context";
+import { type ListParams, listObjects } from "../db/list";
 import { addresses } from "../db/schema";
 import type { Env } from "../env";
 import { notFound, unprocessable } from "../errors";
 import { createGeocoder, haversineMeters, toCountryCode } from "../geo";
 import type { FieldMap } from "../lib/filters";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
-import type { AddressRow } from "./addresses";
+import { type AddressRow, presentAddressDetails } from "./addresses";
 
 /** Filterable / sortable fields of `GET /address` (`q`). */
 export const addressFields: FieldMap = {
@@ -150,3 +151,42 @@ export async function nearestAddress(
 
 /** Reverse geocoding with the company's geocoder (gazetteer, or provider with gazetteer fallback). */
 export const reverseGeocode = (env: Env, companyId: number, lng: number, lat: number) => createGeocoder(env, env.DB, companyId).reverse(lng, lat);
+
+/** A page of the company's addresses, each with the deliveries that reference it. */
+export const listAddresses = (db: Db, companyId: number, params: ListParams) =>
+  listObjects(db, { table: addresses, scope: addressScope(companyId), fields: addressFields, idColumn: addresses.id, present: (rows: AddressRow[]) => presentAddressDetails(db, companyId, rows) }, params);
+
+/**
+ * The company's address nearest to a point (within NEAREST_ADDRESS_METERS),
+ * else the nearest place the reverse geocoder knows, as an address record
+ * without an id; `distance` in metres. 422 when there is neither.
+ */
+export async function addressAt(env: Env, db: Db, companyId: number, lon: number, lat: number) {
+  const near = await nearestAddress(db, companyId, lon, lat);
+  if (near) {
+    const [address] = await presentAddressDetails(db, companyId, [near.row]);
+    return { ...address, distance: Math.round(near.distance) };
+  }
+  const place = await reverseGeocode(env, companyId, lon, lat);
+  if (!place) throw unprocessable("No address or place near this location", "lon,lat");
+  return {
+    id: null,
+    contactcompany: null,
+    customernr: null,
+    contactfirstname: null,
+    contactlastname: null,
+    street: null,
+    housenumber: null,
+    postalcode: place.postalcode,
+    city: place.city,
+    district: null,
+    country: place.country,
+    email: null,
+    phonenr: null,
+    location: { type: "Point" as const, coordinates: [place.lng, place.lat] as [number, number] },
+    addresstype: "gazetteer",
+    deliverylocations: [],
+    source_for_deliveries: [],
+    distance: Math.round(place.distance),
+  };
+}

@@ -60,3 +60,10 @@ export async function cachedCompany(env: Env, slug: string): Promise<PlacedCompa
 export function forgetCompany(slug: string) {
   recentCompanies.delete(slug);
 }
+
+/** The slug of a message's company for its log lines (null when unknown: logging never fails a job). */
+export async function companySlug(db: Db, companyId: unknown): Promise<string | null> {
+  if (typeof companyId !== "number") return null;
+  const [company] = await db.select({ slug: companies.slug }).from(companies).where(eq(companies.id, companyId)).catch(() => []);
+  return company?.slug ?? null;
+}

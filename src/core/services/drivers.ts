@@ -5,14 +5,17 @@
  */
 import type { Company, Db } from "../context";
 import { type SQL, and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
-import type { JsonListSpec } from "../db/list";
+import { type JsonListSpec, type ListParams, listObjects } from "../db/list";
 import { driverAvailabilities, driverTracking, routes, users } from "../db/schema";
 import type { Env } from "../env";
 import { forbidden, notFound, unprocessable } from "../errors";
 import { hashCode } from "../lib/crypto";
 import type { FieldMap } from "../lib/filters";
-import { nowIso } from "../lib/time";
+import { log } from "../lib/log";
+import { normaliseDateTime, nowIso } from "../lib/time";
+import { forgetUser } from "../lib/tokens";
 import { type Availability, availabilityFields, presentAvailability } from "./driver-availability";
+import { companyStub } from "./live";
 import { driverActivationEmail, driverCreatedNotice } from "./messages";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
 import { type Tracking, latestPositions, positionJson, presentPosition } from "./tracking-positions";
@@ -262,4 +265,83 @@ export async function currentRoute(db: Db, companyId: number, driverId: number) 
     .orderBy(sql`${routes.tst_from} is null`, asc(routes.tst_from), asc(routes.id))
     .limit(1);
   return next ?? null;
+}
+
+/** A page of the company's drivers, presented with what `include` asks for. */
+export const listDrivers = (db: Db, companyId: number, params: ListParams, include: PresentOptions) =>
+  listObjects(db, { table: users, scope: driverScope(companyId), fields: driverFields, idColumn: users.id, present: (rows: UserRow[]) => presentDrivers(db, companyId, rows, include) }, params);
+
+/**
+ * `PATCH /driver/<id>`: the writable fields, and the read-only ones a client
+ * may send back from a read (accepted only unchanged, else 422 naming them;
+ * the computed ones are ignored).
+ */
+export interface DriverPatch {
+  email?: string;
+  firstname?: string | null;
+  lastname?: string | null;
+  mobilenr?: string | null;
+  htmlcolor?: string;
+  vehicle?: string;
+  status?: number;
+  active?: boolean;
+  expires?: string | null;
+  id?: number;
+  usertype?: string;
+  company_id?: number;
+  confirmed_at?: string | null;
+  driveravailabilities?: unknown;
+  available?: unknown;
+  current_position?: unknown;
+}
+
+function assertReadOnly(row: UserRow, companyId: number, patch: DriverPatch) {
+  const bad: string[] = [];
+  if (patch.id !== undefined && patch.id !== row.id) bad.push("id");
+  if (patch.usertype !== undefined && patch.usertype !== "driver") bad.push("usertype");
+  if (patch.company_id !== undefined && patch.company_id !== companyId) bad.push("company_id");
+  if (patch.confirmed_at !== undefined) {
+    const given = patch.confirmed_at === null ? null : normaliseDateTime(patch.confirmed_at);
+    if (given !== row.confirmed_at) bad.push("confirmed_at");
+  }
+  if (bad.length) throw unprocessable(`Read-only fields cannot be changed: ${bad.join(", ")}`, bad);
+}
+
+/**
+ * Changes a driver. Deactivation ends the driver's tokens (lib/tokens.ts) and
+ * its used activation code, which would otherwise let the phone activate
+ * itself again (a dispatcher reactivates with `active: true`), and closes its
+ * open websockets.
+ */
+export async function updateDriver(env: Env, db: Db, companyId: number, driverId: number, patch: DriverPatch): Promise<Driver> {
+  const row = await loadDriver(db, companyId, driverId);
+  assertReadOnly(row, companyId, patch);
+  const { id: _id, usertype: _u, company_id: _c, confirmed_at: _ca, driveravailabilities: _da, available: _a, current_position: _cp, ...changes } = patch;
+  let updated = row;
+  if (Object.keys(changes).length) {
+    const ending = changes.active === false && row.active ? { tokens_valid_after: Date.now(), code_hash: null } : {};
+    [updated] = await db
+      .update(users)
+      .set({ ...changes, ...ending })
+      .where(and(eq(users.id, driverId), driverScope(companyId)))
+      .returning();
+    if (!updated) throw notFound("Driver");
+    forgetUser(driverId);
+    // Its open websockets were authenticated before: they close now (a failure here leaves their next resume to refuse them).
+    if ("tokens_valid_after" in ending) {
+      await companyStub(env, companyId)
+        .endSessions(driverId)
+        .catch((err: unknown) => log("error", "closing websockets of a deactivated driver failed", { company_id: companyId, driver_id: driverId, error: err }));
+    }
+  }
+  const [driver] = await presentDrivers(db, companyId, [updated]);
+  return driver;
+}
+
+/** `{route_id, status}` of the route `find` picks for a driver of the company (404 naming `what` when none). */
+export async function driverRouteRef(db: Db, companyId: number, driverId: number, find: typeof routeOnTheWay, what: string) {
+  await loadDriver(db, companyId, driverId);
+  const route = await find(db, companyId, driverId);
+  if (!route) throw notFound(what);
+  return { route_id: route.id, status: route.status };
 }

@@ -18,9 +18,9 @@ import type { MultiPolygon } from "geojson";
 import { postalAreas, tourAreaMembers, tourAreas, users } from "../db/schema";
 import type { Db } from "../context";
 import { conflict, notFound, unprocessable } from "../errors";
-import { parseAreaGeometry, unionPostalAreas } from "../geo";
+import { findPostalAreaForPoint, parseAreaGeometry, unionPostalAreas } from "../geo";
 import type { FieldMap } from "../lib/filters";
-import type { Envelope } from "../db/list";
+import { type Envelope, type ListParams, listObjects } from "../db/list";
 import { type AreaGeometry, asMultiPolygon, validateAreaGeometry } from "./area-geometry";
 import { inList } from "../db/sql";
 
@@ -378,4 +378,38 @@ export async function deleteTourArea(ctx: AreaCtx, id: number): Promise<TourArea
     ctx.d1.prepare("DELETE FROM tour_areas WHERE id = ?1 AND company_id = ?2").bind(id, ctx.companyId),
   ]);
   return area;
+}
+
+/** Postal-code areas per page at most: their polygons are large. */
+export const PLZAREA_MAX_PER_PAGE = 10;
+
+/** A page of the postal-code areas (reference data, every company sees them all) with this company's `area_id`. */
+export const listPlzAreas = (ctx: AreaCtx, params: ListParams) =>
+  listObjects(
+    ctx.db,
+    {
+      table: postalAreas,
+      scope: undefined,
+      fields: plzAreaFields(ctx.companyId),
+      idColumn: postalAreas.gid,
+      maxPerPage: PLZAREA_MAX_PER_PAGE,
+      present: (rows: (typeof postalAreas.$inferSelect)[]) => presentPlzAreas(ctx, rows),
+    },
+    params,
+  );
+
+/** A page of the company's tour areas. */
+export const listTourAreas = (ctx: AreaCtx, params: ListParams) =>
+  listObjects(
+    ctx.db,
+    { table: tourAreas, scope: eq(tourAreas.company_id, ctx.companyId), fields: tourAreaFields(), idColumn: tourAreas.id, present: (rows: (typeof tourAreas.$inferSelect)[]) => presentTourAreas(ctx, rows) },
+    params,
+  );
+
+/** The postal-code area containing a point, with the company's tour area of it (`success: false` outside every area). */
+export async function postalAreaAt(ctx: AreaCtx, lon: number, lat: number) {
+  const area = await findPostalAreaForPoint(ctx.d1, lon, lat);
+  if (!area) return { success: false, plzarea_id: null, plz: null, geom: null, area_id: null };
+  const areaOf = await tourAreaIdsOf(ctx, [area.gid]);
+  return { success: true, plzarea_id: area.gid, plz: area.plz, geom: area.geom, area_id: areaOf.get(area.gid) ?? null };
 }

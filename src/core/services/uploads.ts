@@ -233,3 +233,11 @@ async function resultCsv(db: Db, companyId: number, processId: string): Promise<
   const header = ["tour", "route_id", "orderindex", "delivery_id", "custom_id", "contactcompany", "contactlastname", "street", "housenumber", "postalcode", "city", "pdt_from", "pdt_to", "eta_from", "eta_to", "tdt_from", "tdt_to"] as const;
   return [header.join(","), ...rows.map((r) => header.map((h) => csvCell(r[h])).join(","))].join("\n") + "\n";
 }
+
+/** The result spreadsheet (CSV) of the company's one-step upload, or 404. */
+export async function resultSpreadsheet(env: Env, db: Db, companyId: number, processId: string): Promise<string> {
+  const [process] = await db.select({ id: processes.id }).from(processes).where(and(eq(processes.company_id, companyId), eq(processes.id, processId)));
+  const object = process ? await env.UPLOADS.get(resultKey(companyId, processId)) : null;
+  if (!object) throw notFound("Result spreadsheet");
+  return object.text();
+}

@@ -3,7 +3,8 @@ import { and, eq } from "drizzle-orm";
 import { VEHICLE_CLASSES } from "../../solver/vehicle-classes";
 import { addresses, vehicles } from "../db/schema";
 import type { Db } from "../context";
-import { unprocessable } from "../errors";
+import { type ListParams, listObjects } from "../db/list";
+import { notFound, unprocessable } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import { normaliseTimeOfDay } from "../lib/time";
 import { assertCompanyDrivers } from "./drivers";
@@ -102,4 +103,35 @@ export async function prepareVehicle(db: Db, companyId: number, input: VehicleIn
   }
   if (input.driver_id !== undefined && input.driver_id !== null) await assertCompanyDrivers(db, companyId, [input.driver_id], "driver_id");
   return values;
+}
+
+/** A page of the company's vehicles (`q`, `page`, `results_per_page` as every list). */
+export const listVehicles = (db: Db, companyId: number, query: ListParams) =>
+  listObjects(db, { table: vehicles, scope: eq(vehicles.company_id, companyId), fields: vehicleFields, idColumn: vehicles.id, present: (rows: VehicleRow[]) => rows.map(presentVehicle) }, query);
+
+export async function getVehicle(db: Db, companyId: number, id: number): Promise<Vehicle> {
+  const [row] = await db.select().from(vehicles).where(and(eq(vehicles.id, id), eq(vehicles.company_id, companyId)));
+  if (!row) throw notFound("Vehicle");
+  return presentVehicle(row);
+}
+
+export async function createVehicle(db: Db, companyId: number, input: VehicleInput & { name: string }): Promise<Vehicle> {
+  const values = await prepareVehicle(db, companyId, input);
+  const [row] = await db
+    .insert(vehicles)
+    .values({ ...values, name: input.name, company_id: companyId })
+    .returning();
+  return presentVehicle(row);
+}
+
+/** Changes the given fields; nothing given answers the vehicle as stored. */
+export async function updateVehicle(db: Db, companyId: number, id: number, input: VehicleInput): Promise<Vehicle> {
+  const where = and(eq(vehicles.id, id), eq(vehicles.company_id, companyId));
+  const [existing] = await db.select().from(vehicles).where(where);
+  if (!existing) throw notFound("Vehicle");
+  const values = await prepareVehicle(db, companyId, input);
+  if (Object.keys(values).length === 0) return presentVehicle(existing);
+  const [row] = await db.update(vehicles).set(values).where(where).returning();
+  if (!row) throw notFound("Vehicle");
+  return presentVehicle(row);
 }

@@ -2,15 +2,13 @@
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { Email, Password, UserSchema } from "../schemas/users";
 import { ApiError, forbidden } from "../../core/errors";
-import { eq } from "drizzle-orm";
 import type { Context } from "hono";
-import { companies } from "../../core/db/schema";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { SERVER_PAGE_HEADERS } from "../html-page";
 import { PASSWORD_MIN_LENGTH } from "../../core/lib/password-rules";
 import { renderRegistrationDone, renderRegistrationForm } from "../registration-page";
-import type { Language } from "../../core/services/company-settings";
+import { companyLanguage } from "../../core/services/company-records";
 import { errorResponses, jsonBody, jsonResponse } from "../openapi";
 import { login, presentUser, register } from "../../core/services/users";
 import { throttledAttempt } from "../credential-attempts";
@@ -67,12 +65,12 @@ export const accountRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
   // The page behind the emailed link: a form for people, posting to the form handler below.
   .get("/register", async (c) => {
     const company = c.get("company");
-    const html = renderRegistrationForm({ lang: await languageOf(c), companyname: company.companyname, action: `/${company.slug}/register/form`, code: c.req.query("code") ?? "" });
+    const html = renderRegistrationForm({ lang: await companyLanguage(c.get("db"), c.get("company").id), companyname: company.companyname, action: `/${company.slug}/register/form`, code: c.req.query("code") ?? "" });
     return page(c, html, 200);
   })
   .post("/register/form", async (c) => {
     const company = c.get("company");
-    const lang = await languageOf(c);
+    const lang = await companyLanguage(c.get("db"), c.get("company").id);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const text = (name: string) => (typeof form[name] === "string" ? (form[name] as string) : "");
     const again = (error: string, status: 403 | 422 | 429) =>
@@ -100,11 +98,6 @@ export const accountRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
       throw err;
     }
   });
-
-async function languageOf(c: Context<AppEnv>): Promise<Language> {
-  const [row] = await c.get("db").select({ language: companies.language }).from(companies).where(eq(companies.id, c.get("company").id));
-  return (row?.language as Language | undefined) ?? "de";
-}
 
 function page(c: Context<AppEnv>, html: string, status: 200 | 403 | 422 | 429) {
   for (const [name, value] of Object.entries(SERVER_PAGE_HEADERS)) c.header(name, value);

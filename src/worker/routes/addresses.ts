@@ -1,24 +1,13 @@
 /** Addresses: list, one, create (geocoding), change (re-geocoding), reverse lookup, full-text search. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { AddressDetailSchema, AddressInput } from "../schemas/addresses";
-import { unprocessable } from "../../core/errors";
-import { allOnOnePage, listObjects } from "../../core/db/list";
-import { addresses } from "../../core/db/schema";
+import { allOnOnePage } from "../../core/db/list";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import {
-  NEAREST_ADDRESS_METERS,
-  addressFields,
-  addressScope,
-  createAddress,
-  loadAddress,
-  nearestAddress,
-  reverseGeocode,
-  updateAddress,
-} from "../../core/services/address-records";
+import { NEAREST_ADDRESS_METERS, addressAt, createAddress, listAddresses, loadAddress, updateAddress } from "../../core/services/address-records";
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, searchAddresses } from "../../core/services/address-search";
-import { type AddressRow, presentAddressDetails } from "../../core/services/addresses";
+import { presentAddressDetails } from "../../core/services/addresses";
 
 const DETAIL_NOTE =
   "Every address carries `deliverylocations` (ids of the deliveries delivering to it) and `source_for_deliveries` " +
@@ -26,7 +15,7 @@ const DETAIL_NOTE =
 
 const AddressList = envelope(AddressDetailSchema, "AddressList");
 
-const listAddresses = apiRoute({
+const getAddresses = apiRoute({
   method: "get",
   path: "/address",
   tags: ["Addresses"],
@@ -144,22 +133,7 @@ const searchAddress = apiRoute({
 });
 
 export const addressRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(listAddresses, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
-    const result = await listObjects(
-      db,
-      {
-        table: addresses,
-        scope: addressScope(cid),
-        fields: addressFields,
-        idColumn: addresses.id,
-        present: (rows: AddressRow[]) => presentAddressDetails(db, cid, rows),
-      },
-      c.req.valid("query"),
-    );
-    return c.json(result, 200);
-  })
+  .openapi(getAddresses, async (c) => c.json(await listAddresses(c.get("db"), c.get("company").id, c.req.valid("query")), 200))
   .openapi(getAddress, async (c) => {
     const db = c.get("db");
     const cid = c.get("company").id;
@@ -183,39 +157,8 @@ export const addressRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     return c.json(address, 200);
   })
   .openapi(addressForLocation, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
     const { lon, lat } = c.req.valid("query");
-    const near = await nearestAddress(db, cid, lon, lat);
-    if (near) {
-      const [address] = await presentAddressDetails(db, cid, [near.row]);
-      return c.json({ ...address, distance: Math.round(near.distance) }, 200);
-    }
-    const place = await reverseGeocode(c.env, cid, lon, lat);
-    if (!place) throw unprocessable("No address or place near this location", "lon,lat");
-    return c.json(
-      {
-        id: null,
-        contactcompany: null,
-        customernr: null,
-        contactfirstname: null,
-        contactlastname: null,
-        street: null,
-        housenumber: null,
-        postalcode: place.postalcode,
-        city: place.city,
-        district: null,
-        country: place.country,
-        email: null,
-        phonenr: null,
-        location: { type: "Point" as const, coordinates: [place.lng, place.lat] as [number, number] },
-        addresstype: "gazetteer",
-        deliverylocations: [],
-        source_for_deliveries: [],
-        distance: Math.round(place.distance),
-      },
-      200,
-    );
+    return c.json(await addressAt(c.env, c.get("db"), c.get("company").id, lon, lat), 200);
   })
   .openapi(searchAddress, async (c) => {
     const db = c.get("db");

@@ -1,22 +1,26 @@
 /** Postal-code areas, the point lookup, and the company's tour areas (dispatch-api.md "Addresses and areas"). */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { listObjects } from "../../core/db/list";
 import type { Context } from "hono";
-import { eq } from "drizzle-orm";
-import { postalAreas, tourAreas } from "../../core/db/schema";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
-import { findPostalAreaForPoint } from "../../core/geo";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { AreaGeometrySchema, PlzAreaIndexSchema, PlzAreaSchema, TourAreaPatchSchema, TourAreaSchema } from "../schemas/areas";
-import { type AreaCtx, createTourAreaFromPlz, deleteTourArea, getTourArea, plzAreaFields, plzAreaIndex, presentPlzAreas, presentTourAreas, tourAreaIdsOf, tourAreaFields, updateTourArea } from "../../core/services/tour-areas";
+import {
+  type AreaCtx,
+  createTourAreaFromPlz,
+  deleteTourArea,
+  getTourArea,
+  listPlzAreas,
+  listTourAreas,
+  plzAreaIndex,
+  postalAreaAt,
+  updateTourArea,
+} from "../../core/services/tour-areas";
 
 /** Page size cap of the postal-code area list (dispatch-api.md: at most 10 per page). */
-export const PLZAREA_MAX_PER_PAGE = 10;
-
 const areaCtx = (c: Context<AppEnv>): AreaCtx => ({ db: c.get("db"), d1: c.env.DB, companyId: c.get("company").id });
 
-const listPlzAreas = apiRoute({
+const getPlzAreas = apiRoute({
   method: "get",
   path: "/plzarea",
   tags: ["Areas"],
@@ -97,7 +101,7 @@ const areaFromPlz = apiRoute({
   responses: { 200: jsonResponse(TourAreaSchema, "The created tour area") },
 });
 
-const listTourAreas = apiRoute({
+const getTourAreas = apiRoute({
   method: "get",
   path: "/tourarea",
   tags: ["Areas"],
@@ -142,46 +146,14 @@ const deleteTourAreaRoute = apiRoute({
 });
 
 export const areaRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(listPlzAreas, async (c) => {
-    const ctx = areaCtx(c);
-    const result = await listObjects(
-      ctx.db,
-      {
-        table: postalAreas,
-        scope: undefined,
-        fields: plzAreaFields(ctx.companyId),
-        idColumn: postalAreas.gid,
-        maxPerPage: PLZAREA_MAX_PER_PAGE,
-        present: (rows: (typeof postalAreas.$inferSelect)[]) => presentPlzAreas(ctx, rows),
-      },
-      c.req.valid("query"),
-    );
-    return c.json(result, 200);
-  })
+  .openapi(getPlzAreas, async (c) => c.json(await listPlzAreas(areaCtx(c), c.req.valid("query")), 200))
   .openapi(listPlzAreaIndex, async (c) => c.json(await plzAreaIndex(areaCtx(c)), 200))
   .openapi(areaForPoint, async (c) => {
     const { lat, lon } = c.req.valid("query");
-    const area = await findPostalAreaForPoint(c.env.DB, lon, lat);
-    if (!area) return c.json({ success: false, plzarea_id: null, plz: null, geom: null, area_id: null }, 200);
-    const areaOf = await tourAreaIdsOf(areaCtx(c), [area.gid]);
-    return c.json({ success: true, plzarea_id: area.gid, plz: area.plz, geom: area.geom, area_id: areaOf.get(area.gid) ?? null }, 200);
+    return c.json(await postalAreaAt(areaCtx(c), lon, lat), 200);
   })
   .openapi(areaFromPlz, async (c) => c.json(await createTourAreaFromPlz(areaCtx(c), c.req.valid("json")), 200))
-  .openapi(listTourAreas, async (c) => {
-    const ctx = areaCtx(c);
-    const result = await listObjects(
-      ctx.db,
-      {
-        table: tourAreas,
-        scope: eq(tourAreas.company_id, ctx.companyId),
-        fields: tourAreaFields(),
-        idColumn: tourAreas.id,
-        present: (rows: (typeof tourAreas.$inferSelect)[]) => presentTourAreas(ctx, rows),
-      },
-      c.req.valid("query"),
-    );
-    return c.json(result, 200);
-  })
+  .openapi(getTourAreas, async (c) => c.json(await listTourAreas(areaCtx(c), c.req.valid("query")), 200))
   .openapi(getTourAreaRoute, async (c) => c.json(await getTourArea(areaCtx(c), c.req.valid("param").tourarea_id), 200))
   .openapi(patchTourArea, async (c) => c.json(await updateTourArea(areaCtx(c), c.req.valid("param").tourarea_id, c.req.valid("json")), 200))
   .openapi(deleteTourAreaRoute, async (c) => c.json(await deleteTourArea(areaCtx(c), c.req.valid("param").tourarea_id), 200));

@@ -2,15 +2,9 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { AvailabilitySchema, DateTimeInput } from "../schemas/availability";
 import type { AppEnv } from "../app-env";
-import { forbidden, notFound, unprocessable } from "../../core/errors";
-import { listObjects } from "../../core/db/list";
-import { and, eq } from "drizzle-orm";
-import { driverAvailabilities } from "../../core/db/schema";
-import type { AuthUser, Db } from "../../core/context";
 import { validationHook } from "../errors";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { type AvailabilityRow, assertWindow, availabilityFields, mergeAvailability, presentAvailability } from "../../core/services/driver-availability";
-import { assertCompanyDrivers } from "../../core/services/drivers";
+import { createWindow, deleteWindow, getWindow, listWindows, mergeWindow, updateWindow } from "../../core/services/availability-windows";
 
 const SELF_OR_DISPATCHER = ["dispatcher", "driver"] as const;
 
@@ -32,7 +26,7 @@ const PatchBody = z
   })
   .openapi("DriverAvailabilityPatch");
 
-const listWindows = apiRoute({
+const getWindows = apiRoute({
   method: "get",
   path: "/driveravailability",
   tags: ["Driver availability"],
@@ -42,7 +36,7 @@ const listWindows = apiRoute({
   responses: { 200: jsonResponse(z.union([envelope(AvailabilitySchema, "DriverAvailabilityList"), AvailabilitySchema]), "Windows (or one with q.single)") },
 });
 
-const getWindow = apiRoute({
+const getWindowRoute = apiRoute({
   method: "get",
   path: "/driveravailability/{driveravailability_id}",
   tags: ["Driver availability"],
@@ -75,7 +69,7 @@ const patchWindow = apiRoute({
   responses: { 200: jsonResponse(AvailabilitySchema, "The updated window") },
 });
 
-const deleteWindow = apiRoute({
+const deleteWindowRoute = apiRoute({
   method: "delete",
   path: "/driveravailability/{driveravailability_id}",
   tags: ["Driver availability"],
@@ -91,7 +85,7 @@ const MergedSchema = AvailabilitySchema.extend({
   merged_ids: z.array(z.number().int()).optional().openapi({ description: "When merged: ids of the existing windows combined (including `id`)" }),
 }).openapi("DriverAvailabilityMerge");
 
-const mergeWindow = apiRoute({
+const postMerge = apiRoute({
   method: "post",
   path: "/mergedriveravailability",
   tags: ["Driver availability"],
@@ -112,95 +106,17 @@ const mergeWindow = apiRoute({
   },
 });
 
-/** The driver a write is for: drivers act only for themselves, dispatchers name one of the company's drivers. */
-async function targetDriver(db: Db, companyId: number, user: AuthUser, driverId: number | undefined): Promise<number> {
-  if (user.role === "driver") {
-    if (driverId !== undefined && driverId !== user.id) throw forbidden("Drivers may only manage their own availability");
-    return user.id;
-  }
-  if (driverId === undefined) throw unprocessable("driver_id is required", "driver_id");
-  await assertCompanyDrivers(db, companyId, [driverId]);
-  return driverId;
-}
-
-async function loadWindow(db: Db, companyId: number, id: number): Promise<AvailabilityRow> {
-  const [row] = await db
-    .select()
-    .from(driverAvailabilities)
-    .where(and(eq(driverAvailabilities.id, id), eq(driverAvailabilities.company_id, companyId)));
-  if (!row) throw notFound("Driver availability");
-  return row;
-}
-
-function assertOwn(user: AuthUser, row: AvailabilityRow) {
-  if (user.role === "driver" && row.driver_id !== user.id) throw forbidden("Drivers may only manage their own availability");
-}
-
 export const availabilityRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(listWindows, async (c) => {
-    const t = driverAvailabilities;
-    const result = await listObjects(
-      c.get("db"),
-      { table: t, scope: eq(t.company_id, c.get("company").id), fields: availabilityFields, idColumn: t.id, present: (rows: AvailabilityRow[]) => rows.map(presentAvailability) },
-      c.req.valid("query"),
-    );
-    return c.json(result, 200);
-  })
-  .openapi(getWindow, async (c) => {
-    const row = await loadWindow(c.get("db"), c.get("company").id, c.req.valid("param").driveravailability_id);
-    return c.json(presentAvailability(row), 200);
-  })
-  .openapi(postWindow, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
-    const body = c.req.valid("json");
-    assertWindow(body.fromtime, body.totime);
-    const driverId = await targetDriver(db, cid, c.get("user"), body.driver_id);
-    const [row] = await db
-      .insert(driverAvailabilities)
-      .values({ company_id: cid, driver_id: driverId, fromtime: body.fromtime, totime: body.totime })
-      .returning();
-    return c.json(presentAvailability(row), 200);
-  })
+  .openapi(getWindows, async (c) => c.json(await listWindows(c.get("db"), c.get("company").id, c.req.valid("query")), 200))
+  .openapi(getWindowRoute, async (c) => c.json(await getWindow(c.get("db"), c.get("company").id, c.req.valid("param").driveravailability_id), 200))
+  .openapi(postWindow, async (c) => c.json(await createWindow(c.get("db"), c.get("company").id, c.get("user"), c.req.valid("json")), 200))
   .openapi(patchWindow, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
-    const user = c.get("user");
-    const body = c.req.valid("json");
-    const row = await loadWindow(db, cid, body.id);
-    assertOwn(user, row);
-    const driverId = body.driver_id === undefined || body.driver_id === row.driver_id ? row.driver_id : await targetDriver(db, cid, user, body.driver_id);
-    const fromtime = body.fromtime ?? row.fromtime;
-    const totime = body.totime ?? row.totime;
-    assertWindow(fromtime, totime);
-    const [updated] = await db
-      .update(driverAvailabilities)
-      .set({ fromtime, totime, driver_id: driverId })
-      .where(and(eq(driverAvailabilities.id, row.id), eq(driverAvailabilities.company_id, cid)))
-      .returning();
-    if (!updated) throw notFound("Driver availability");
-    return c.json(presentAvailability(updated), 200);
+    const { id, ...patch } = c.req.valid("json");
+    return c.json(await updateWindow(c.get("db"), c.get("company").id, c.get("user"), id, patch), 200);
   })
-  .openapi(deleteWindow, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
-    const row = await loadWindow(db, cid, c.req.valid("param").driveravailability_id);
-    assertOwn(c.get("user"), row);
-    const [deleted] = await db
-      .delete(driverAvailabilities)
-      .where(and(eq(driverAvailabilities.id, row.id), eq(driverAvailabilities.company_id, cid)))
-      .returning();
-    if (!deleted) throw notFound("Driver availability");
-    return c.json(presentAvailability(deleted), 200);
-  })
-  .openapi(mergeWindow, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
-    const body = c.req.valid("json");
-    assertWindow(body.fromtime, body.totime);
-    const driverId = await targetDriver(db, cid, c.get("user"), body.driver_id);
-    const result = await mergeAvailability(c.env.DB, cid, driverId, body.fromtime, body.totime);
-    const window = presentAvailability(result.window);
-    if (result.merged) return c.json({ merged: true, merged_ids: result.mergedIds, ...window }, 200);
+  .openapi(deleteWindowRoute, async (c) => c.json(await deleteWindow(c.get("db"), c.get("company").id, c.get("user"), c.req.valid("param").driveravailability_id), 200))
+  .openapi(postMerge, async (c) => {
+    const { merged, mergedIds, window } = await mergeWindow(c.env.DB, c.get("db"), c.get("company").id, c.get("user"), c.req.valid("json"));
+    if (merged) return c.json({ merged: true, merged_ids: mergedIds, ...window }, 200);
     return c.json({ merged: false, ...window }, 201);
   });

@@ -5,11 +5,10 @@
  */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { notFound } from "../../core/errors";
-import { and, eq } from "drizzle-orm";
-import { deliveries } from "../../core/db/schema";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { IdParam, apiRoute, errorResponses, jsonResponse } from "../openapi";
+import { loadDelivery } from "../../core/services/delivery-writes";
 import { POSITION_VISIBLE_WITHIN_STOPS, revokeTrackingLinks, rotateTrackingLink, trackingUrl, trackingView } from "../../core/services/customer-tracking";
 import { SERVER_PAGE_CSP, SERVER_PAGE_HEADERS } from "../html-page";
 import { PROOF_LINK_SECONDS, type ProofKind, signedProofUrl } from "../../core/services/proofs";
@@ -73,11 +72,6 @@ const revokeLinks = apiRoute({
   responses: { 204: { description: "Revoked" } },
 });
 
-async function assertDelivery(db: AppEnv["Variables"]["db"], companyId: number, deliveryId: number) {
-  const [row] = await db.select({ id: deliveries.id }).from(deliveries).where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, deliveryId)));
-  if (!row) throw notFound("Delivery");
-}
-
 const signer = (c: { env: AppEnv["Bindings"]; req: { url: string }; get(key: "company"): AppEnv["Variables"]["company"] }) => (proofId: number, kind: ProofKind) =>
   signedProofUrl(c.env, publicBase(c), c.get("company").slug, proofId, kind);
 
@@ -102,14 +96,14 @@ export const trackingLinkRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validat
   .openapi(issueLink, async (c) => {
     const company = c.get("company");
     const { delivery_id } = c.req.valid("param");
-    await assertDelivery(c.get("db"), company.id, delivery_id);
+    await loadDelivery(c.get("db"), company.id, delivery_id);
     const token = await rotateTrackingLink(c.get("db"), company.id, delivery_id);
     return c.json({ token, link: trackingUrl(publicBase(c), company.slug, token) }, 201);
   })
   .openapi(revokeLinks, async (c) => {
     const company = c.get("company");
     const { delivery_id } = c.req.valid("param");
-    await assertDelivery(c.get("db"), company.id, delivery_id);
+    await loadDelivery(c.get("db"), company.id, delivery_id);
     await revokeTrackingLinks(c.get("db"), company.id, delivery_id);
     return c.body(null, 204);
   });

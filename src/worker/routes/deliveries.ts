@@ -1,21 +1,14 @@
 /** Deliveries and the lookup lists of delivery states, types and codes. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { DeliverySchema, DeliveryWritable } from "../schemas/deliveries";
-import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
-import { conflict, notFound, unprocessable } from "../../core/errors";
 import { allOnOnePage, listJson } from "../../core/db/list";
-import { and, eq, isNull, sql } from "drizzle-orm";
-import { deliveries, routes } from "../../core/db/schema";
 import { DELIVERY_CODES, DELIVERY_STATUSES, DELIVERY_TYPES } from "../../core/domain/states";
+import { deliveryList, presentDeliveries } from "../../core/services/deliveries";
+import { createDelivery, deleteDeliveries, loadDelivery, updateDelivery } from "../../core/services/delivery-writes";
+import { publishAll } from "../../core/services/live";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
-import { compileQuery } from "../../core/lib/filters";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
-import { type DeliveryRow, assertNotOnTheWay, deliveryFields, deliveryList, prepareDeliveryWrite, presentDeliveries } from "../../core/services/deliveries";
-import { eventInsert, loggedEvents } from "../../core/services/events";
-import { publishAll } from "../../core/services/live";
-import { deleteProofsOf } from "../../core/services/proofs";
-import { inList } from "../../core/db/sql";
+import { DeliverySchema, DeliveryWritable } from "../schemas/deliveries";
 
 const DeliveryList = envelope(DeliverySchema, "DeliveryList");
 const Lookup = z.object({ id: z.number().int(), name: z.string() }).openapi("LookupValue");
@@ -39,7 +32,7 @@ const getDelivery = apiRoute({
   responses: { 200: jsonResponse(DeliverySchema, "The delivery") },
 });
 
-const createDelivery = apiRoute({
+const postDelivery = apiRoute({
   method: "post",
   path: "/delivery",
   tags: ["Deliveries"],
@@ -65,7 +58,7 @@ const patchDelivery = apiRoute({
   responses: { 200: jsonResponse(DeliverySchema, "The updated delivery") },
 });
 
-const deleteDeliveries = apiRoute({
+const deleteMatching = apiRoute({
   method: "delete",
   path: "/delivery",
   tags: ["Deliveries"],
@@ -84,88 +77,29 @@ const deliveryType = lookupRoute("/deliverytype", "Delivery type values (deliver
 const deliveryCode = lookupRoute("/deliverycode", "Delivery code values (code)");
 
 
-async function loadDelivery(c: { get: (k: "db") => AppEnv["Variables"]["db"] }, companyId: number, id: number): Promise<DeliveryRow> {
-  const [row] = await c.get("db").select().from(deliveries).where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, id)));
-  if (!row) throw notFound("Delivery");
-  return row;
-}
-
 export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
   .openapi(listDeliveries, async (c) => {
     return jsonText(c, await listJson(c.get("db"), deliveryList(c.get("company").id), c.req.valid("query")), 200);
   })
   .openapi(getDelivery, async (c) => {
-    const company = c.get("company");
-    const row = await loadDelivery(c, company.id, c.req.valid("param").delivery_id);
-    return c.json((await presentDeliveries(c.get("db"), company.id, [row]))[0], 200);
+    const { id: companyId } = c.get("company");
+    const row = await loadDelivery(c.get("db"), companyId, c.req.valid("param").delivery_id);
+    return c.json((await presentDeliveries(c.get("db"), companyId, [row]))[0], 200);
   })
-  .openapi(createDelivery, async (c) => {
-    const db = c.get("db");
-    const company = c.get("company");
-    const values = await prepareDeliveryWrite(db, company, c.req.valid("json"));
-    // Consoles show the new delivery among the open ones without a reload; its event is logged with the insert (its id read back in the same transaction).
-    const [[row], answer] = await db.batch([
-      db
-        .insert(deliveries)
-        .values({ ...(values as typeof deliveries.$inferInsert), company_id: company.id })
-        .returning(),
-      eventInsert(db, company.id, { event: { type: "delivery", id: 0, status: DeliveryStatus.none, route_id: null }, driverId: null, fill: { id: sql`last_insert_rowid()` } }),
-    ]);
-    c.executionCtx.waitUntil(publishAll(c.env, company.id, loggedEvents([answer])));
-    return c.json((await presentDeliveries(db, company.id, [row]))[0], 201);
+  .openapi(postDelivery, async (c) => {
+    const { delivery, events } = await createDelivery(c.get("db"), c.get("company"), c.req.valid("json"));
+    c.executionCtx.waitUntil(publishAll(c.env, c.get("company").id, events));
+    return c.json(delivery, 201);
   })
   .openapi(patchDelivery, async (c) => {
-    const db = c.get("db");
-    const company = c.get("company");
-    const { id, status, ...input } = c.req.valid("json");
-    const existing = await loadDelivery(c, company.id, id);
-    await assertNotOnTheWay(db, company.id, [existing.route_id]);
-    const values = await prepareDeliveryWrite(db, company, input, existing);
-    if (status !== undefined && status !== existing.status) {
-      const toggles = (existing.status === 0 && status === 4) || (existing.status === 4 && status === 0);
-      if (!toggles || existing.route_id !== null) throw conflict(`Delivery status ${existing.status} cannot change to ${status} here`, "status");
-      values.status = status;
-    }
-    // Nothing to write (e.g. only the current status sent back): the stored delivery, unchanged.
-    if (!Object.keys(values).length) return c.json((await presentDeliveries(db, company.id, [existing]))[0], 200);
-    // The route guard is repeated in the statement, so a route starting meanwhile still blocks the edit.
-    // The status toggle is a compare-and-set on what was checked: a routing run that took the delivery meanwhile wins.
-    const editable = and(
-      eq(deliveries.company_id, company.id),
-      eq(deliveries.id, id),
-      sql`not exists (select 1 from ${routes} where ${routes.id} = ${deliveries.route_id} and ${routes.status} = ${RouteStatus.ontheway})`,
-      ...(values.status === undefined ? [] : [eq(deliveries.status, existing.status), isNull(deliveries.route_id)]),
-    );
-    const update = db.update(deliveries).set(values as Partial<typeof deliveries.$inferInsert>).where(editable).returning();
-    // Any edit (window, address, notes, not only the status) is news for the consoles showing it: logged with the write, only when the write applies.
-    const event = { type: "delivery" as const, id, status: (values.status as number | undefined) ?? existing.status, route_id: existing.route_id };
-    const [answer, [row]] = await db.batch([eventInsert(db, company.id, { event, driverId: null, when: sql`exists (select 1 from ${deliveries} where ${editable})` }), update]);
-    if (!row) {
-      const now = await loadDelivery(c, company.id, id);
-      if (values.status !== undefined && (now.status !== existing.status || now.route_id !== null)) {
-        throw conflict(`Delivery changed meanwhile (now status ${now.status}, route ${now.route_id ?? "none"}): its status cannot change to ${status}`, "status");
-      }
-      throw conflict("Delivery is on a route that is on the way", "route_id");
-    }
-    c.executionCtx.waitUntil(publishAll(c.env, company.id, loggedEvents([answer])));
-    return c.json((await presentDeliveries(db, company.id, [row]))[0], 200);
+    const { id, ...patch } = c.req.valid("json");
+    const { delivery, events } = await updateDelivery(c.get("db"), c.get("company"), id, patch);
+    c.executionCtx.waitUntil(publishAll(c.env, c.get("company").id, events));
+    return c.json(delivery, 200);
   })
-  .openapi(deleteDeliveries, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
-    const { q } = c.req.valid("query");
-    if (!q) throw unprocessable("q is required: deleting needs an explicit filter", "q");
-    const { where } = compileQuery(q, deliveryFields);
-    const matched = and(eq(deliveries.company_id, cid), where);
-    const onTheWay = sql`exists (select 1 from ${routes} where ${routes.id} = ${deliveries.route_id} and ${routes.status} = ${RouteStatus.ontheway})`;
-    const [blocked] = await db.select({ id: deliveries.id }).from(deliveries).where(and(matched, onTheWay)).limit(1);
-    if (blocked) throw conflict(`Delivery ${blocked.id} is on a route that is on the way; nothing deleted`, "q");
-    const deleted = await db.delete(deliveries).where(and(matched, sql`not ${onTheWay}`)).returning({ id: deliveries.id });
-    // Deliveries referring to a deleted pickup lose the reference rather than pointing nowhere.
-    if (deleted.length) await db.update(deliveries).set({ pickup_ref_id: null }).where(and(eq(deliveries.company_id, cid), inList(deliveries.pickup_ref_id, deleted.map((d) => d.id))));
-    // Their proofs of delivery (records and images) go with them.
-    if (deleted.length) await deleteProofsOf(c.env, db, cid, deleted.map((d) => d.id));
-    return c.json({ num_deleted: deleted.length }, 200);
+  .openapi(deleteMatching, async (c) => {
+    const deleted = await deleteDeliveries(c.env, c.get("db"), c.get("company").id, c.req.valid("query").q);
+    return c.json({ num_deleted: deleted }, 200);
   })
   .openapi(deliveryStatus, (c) => c.json(allOnOnePage(DELIVERY_STATUSES), 200))
   .openapi(deliveryType, (c) => c.json(allOnOnePage(DELIVERY_TYPES), 200))

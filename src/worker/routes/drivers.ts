@@ -3,21 +3,24 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { DriverSchema, DriverStatusValue, HtmlColor } from "../schemas/drivers";
 import { Email } from "../schemas/users";
 import type { AppEnv } from "../app-env";
-import { notFound, unprocessable } from "../../core/errors";
-import { listObjects, pageOf } from "../../core/db/list";
-import { and, eq } from "drizzle-orm";
-import { users } from "../../core/db/schema";
-import type { Db } from "../../core/context";
+import { pageOf } from "../../core/db/list";
 import { validationHook } from "../errors";
-import { normaliseDateTime } from "../../core/lib/time";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { DateTimeInput } from "../schemas/availability";
-import { DRIVER_STATUSES, DRIVER_STATUS_DESCRIPTION, activateDriver, createDriver, currentRoute, driverFields, driverScope, loadDriver, presentDrivers, routeOnTheWay } from "../../core/services/drivers";
-import { type UserRow } from "../../core/services/users";
+import {
+  DRIVER_STATUSES,
+  DRIVER_STATUS_DESCRIPTION,
+  activateDriver,
+  createDriver,
+  currentRoute,
+  driverRouteRef,
+  listDrivers,
+  loadDriver,
+  presentDrivers,
+  routeOnTheWay,
+  updateDriver,
+} from "../../core/services/drivers";
 import { throttledAttempt } from "../credential-attempts";
-import { forgetUser } from "../../core/lib/tokens";
-import { log } from "../../core/lib/log";
-import { companyStub } from "../../core/services/live";
 import { publicBase } from "./company";
 
 const IncludeQuery = {
@@ -28,7 +31,7 @@ const IncludeQuery = {
   }),
 };
 
-const listDrivers = apiRoute({
+const getDrivers = apiRoute({
   method: "get",
   path: "/driver",
   tags: ["Drivers"],
@@ -173,36 +176,10 @@ const currentDriverRoute = apiRoute({
   responses: { 200: jsonResponse(RouteRef, "The current or next route") },
 });
 
-/** Read-only fields of a driver PATCH: accepted only when unchanged. */
-function assertReadOnly(row: UserRow, companyId: number, body: z.infer<typeof DriverPatchBody>) {
-  const bad: string[] = [];
-  if (body.id !== undefined && body.id !== row.id) bad.push("id");
-  if (body.usertype !== undefined && body.usertype !== "driver") bad.push("usertype");
-  if (body.company_id !== undefined && body.company_id !== companyId) bad.push("company_id");
-  if (body.confirmed_at !== undefined) {
-    const given = body.confirmed_at === null ? null : normaliseDateTime(body.confirmed_at);
-    if (given !== row.confirmed_at) bad.push("confirmed_at");
-  }
-  if (bad.length) throw unprocessable(`Read-only fields cannot be changed: ${bad.join(", ")}`, bad);
-}
-
 export const driverRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(listDrivers, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
+  .openapi(getDrivers, async (c) => {
     const { includeavail, includeposition, driverinfo, ...params } = c.req.valid("query");
-    const result = await listObjects(
-      db,
-      {
-        table: users,
-        scope: driverScope(cid),
-        fields: driverFields,
-        idColumn: users.id,
-        present: (rows: UserRow[]) => presentDrivers(db, cid, rows, { includeavail, includeposition, driverinfo }),
-      },
-      params,
-    );
-    return c.json(result, 200);
+    return c.json(await listDrivers(c.get("db"), c.get("company").id, params, { includeavail, includeposition, driverinfo }), 200);
   })
   .openapi(getDriver, async (c) => {
     const db = c.get("db");
@@ -218,36 +195,7 @@ export const driverRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const [driver] = await presentDrivers(db, company.id, [row]);
     return c.json(driver, 201);
   })
-  .openapi(patchDriver, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
-    const { driver_id } = c.req.valid("param");
-    const body = c.req.valid("json");
-    const row = await loadDriver(db, cid, driver_id);
-    assertReadOnly(row, cid, body);
-    const { id: _id, usertype: _u, company_id: _c, confirmed_at: _ca, driveravailabilities: _da, available: _a, current_position: _cp, ...changes } = body;
-    let updated = row;
-    if (Object.keys(changes).length) {
-      // Deactivation ends the driver's tokens (lib/tokens.ts) and its used activation code, which would
-      // otherwise let the phone activate itself again; a dispatcher reactivates with `active: true`.
-      const ending = changes.active === false && row.active ? { tokens_valid_after: Date.now(), code_hash: null } : {};
-      [updated] = await db
-        .update(users)
-        .set({ ...changes, ...ending })
-        .where(and(eq(users.id, driver_id), driverScope(cid)))
-        .returning();
-      if (!updated) throw notFound("Driver");
-      forgetUser(driver_id);
-      // Its open websockets were authenticated before: they close now (a failure here leaves their next resume to refuse them).
-      if ("tokens_valid_after" in ending) {
-        await companyStub(c.env, cid)
-          .endSessions(driver_id)
-          .catch((err: unknown) => log("error", "closing websockets of a deactivated driver failed", { company_id: cid, driver_id, error: err }));
-      }
-    }
-    const [driver] = await presentDrivers(db, cid, [updated]);
-    return c.json(driver, 200);
-  })
+  .openapi(patchDriver, async (c) => c.json(await updateDriver(c.env, c.get("db"), c.get("company").id, c.req.valid("param").driver_id, c.req.valid("json")), 200))
   .openapi(activate, async (c) => {
     const { code, imei } = c.req.valid("json");
     const driverId = c.get("user").id;
@@ -258,19 +206,5 @@ export const driverRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     const objects = DRIVER_STATUSES.map((s) => ({ id: s.id, name: s.name }));
     return c.json(pageOf(objects, c.req.valid("query")), 200);
   })
-  .openapi(driverRoute, (c) => answerDriverRoute(c.get("db"), c.get("company").id, c.req.valid("param").driver_id, routeOnTheWay, "Route on the way").then((r) => c.json(r, 200)))
-  .openapi(currentDriverRoute, (c) => answerDriverRoute(c.get("db"), c.get("company").id, c.req.valid("param").driver_id, currentRoute, "Current route").then((r) => c.json(r, 200)));
-
-/** `{route_id, status}` of the route `find` picks for a driver of the company (404 when none). */
-async function answerDriverRoute(
-  db: Db,
-  companyId: number,
-  driverId: number,
-  find: (db: Db, companyId: number, driverId: number) => Promise<{ id: number; status: number } | undefined | null>,
-  what: string,
-) {
-  await loadDriver(db, companyId, driverId);
-  const route = await find(db, companyId, driverId);
-  if (!route) throw notFound(what);
-  return { route_id: route.id, status: route.status };
-}
+  .openapi(driverRoute, async (c) => c.json(await driverRouteRef(c.get("db"), c.get("company").id, c.req.valid("param").driver_id, routeOnTheWay, "Route on the way"), 200))
+  .openapi(currentDriverRoute, async (c) => c.json(await driverRouteRef(c.get("db"), c.get("company").id, c.req.valid("param").driver_id, currentRoute, "Current route"), 200));

@@ -1,12 +1,11 @@
 /** Route and delivery state changes (contract.md §5), serialised by the company's Durable Object. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { RouteSchema } from "../schemas/routes";
+import { loadDelivery } from "../../core/services/delivery-writes";
 import { DeliverySchema } from "../schemas/deliveries";
 import type { LifecycleOp } from "../../core/coordinator/changes";
 import { ApiError } from "../../core/errors";
-import { and, eq } from "drizzle-orm";
 import { allOnOnePage } from "../../core/db/list";
-import { deliveries } from "../../core/db/schema";
 import { ROUTE_STATUSES } from "../../core/domain/states";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
@@ -150,8 +149,8 @@ export const lifecycleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
     const { delivery_id } = c.req.valid("param");
     const { status, drivernotes, ...extras } = c.req.valid("json");
     await apply(c.env, company.id, { kind: "report", company, actor: c.get("user"), deliveryId: delivery_id, outcome: status, drivernotes, base: publicBase(c), extras });
-    const rows = await c.get("db").select().from(deliveries).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, delivery_id)));
-    return c.json((await presentDeliveries(c.get("db"), company.id, rows))[0], 200);
+    const row = await loadDelivery(c.get("db"), company.id, delivery_id);
+    return c.json((await presentDeliveries(c.get("db"), company.id, [row]))[0], 200);
   })
   .openapi(updateEtasOne, async (c) => {
     const cid = c.get("company").id;

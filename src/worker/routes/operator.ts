@@ -1,31 +1,23 @@
 /** Operator interface (contract.md §3): companies, their first users, the outbox. Not tenant-scoped. */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
-import { UsageSchema, CompanySettings } from "../schemas/company";
-import { Email, Password, UserSchema } from "../schemas/users";
-import { AddressInput } from "../schemas/addresses";
-import { conflict, notFound, unprocessable } from "../../core/errors";
-import { listObjects } from "../../core/db/list";
-import { eq, sql } from "drizzle-orm";
-import { addresses, companies, companyDirectory, outbox, users } from "../../core/db/schema";
+import { companyOutbox, createCompany, createCompanyUser, operatorCompany, shardOverview, updateCompany } from "../../core/services/company-admin";
+import { SLUG } from "../../core/services/company-lookup";
+import { moveCompanyStep } from "../../core/services/company-move";
+import { companyUsage } from "../../core/services/usage";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
-import type { FieldMap } from "../../core/lib/filters";
-import { ListQuery, envelope, errorResponses, jsonBody, jsonResponse } from "../openapi";
 import { operatorAuth } from "../middleware/operator";
+import { ListQuery, envelope, errorResponses, jsonBody, jsonResponse } from "../openapi";
+import { AddressInput } from "../schemas/addresses";
+import { CompanySettings, UsageSchema } from "../schemas/company";
+import { Email, Password, UserSchema } from "../schemas/users";
 import { operatorAreaRoutes } from "./operator-areas";
-import { SLUG, findPlacedCompany } from "../../core/services/company-lookup";
-import { createDb } from "../../core/db/client";
-import { ensureShardBlock, envForShard, registerCompany, shardCount, shardForNewCompany } from "../../core/db/shards";
-import { prepareUser, presentUser } from "../../core/services/users";
-import { resolveAddressInput } from "../../core/services/address-input";
-import { companyUsage } from "../../core/services/usage";
-import { moveCompanyStep } from "../../core/services/company-move";
 
 const operatorErrors = { 403: errorResponses[403], 404: errorResponses[404], 409: errorResponses[409], 422: errorResponses[422] };
 
 const Person = { firstname: z.string().max(100).optional(), lastname: z.string().max(100).optional() };
 
-const createCompany = createRoute({
+const postCompany = createRoute({
   method: "post",
   path: "/companies",
   tags: ["Operator"],
@@ -47,10 +39,7 @@ const createCompany = createRoute({
   responses: { 201: jsonResponse(z.object({ id: z.number().int(), slug: z.string(), shard: z.number().int() }), "Company created"), ...operatorErrors },
 });
 
-const settingsOf = ({ timezone, language, eta_update_minutes, notify_stops_before, position_retention_days, proof_retention_days, proof_on_tracking_page }: Partial<z.infer<typeof CompanySettings>>) =>
-  Object.fromEntries(Object.entries({ timezone, language, eta_update_minutes, notify_stops_before, position_retention_days, proof_retention_days, proof_on_tracking_page }).filter(([, v]) => v !== undefined));
-
-const updateCompany = createRoute({
+const patchCompany = createRoute({
   method: "patch",
   path: "/companies/{slug}",
   tags: ["Operator"],
@@ -64,7 +53,7 @@ const updateCompany = createRoute({
   responses: { 200: jsonResponse(z.object({ id: z.number().int(), slug: z.string(), companyname: z.string(), ...CompanySettings.shape }), "The company"), ...operatorErrors },
 });
 
-const createUser = createRoute({
+const postUser = createRoute({
   method: "post",
   path: "/companies/{slug}/users",
   tags: ["Operator"],
@@ -96,17 +85,6 @@ const OutboxSchema = z
     sent_at: z.string().nullable(),
   })
   .openapi("OutboxMessage");
-
-export const outboxFields: FieldMap = {
-  id: { column: outbox.id, type: "integer" },
-  to: { column: outbox.to, type: "text" },
-  template: { column: outbox.template, type: "text" },
-  status: { column: outbox.status, type: "text" },
-  channel: { column: outbox.channel, type: "text" },
-  created_at: { column: outbox.created_at, type: "datetime" },
-  sent_at: { column: outbox.sent_at, type: "datetime" },
-  attempts: { column: outbox.attempts, type: "integer" },
-};
 
 const listOutbox = createRoute({
   method: "get",
@@ -179,92 +157,17 @@ const listShards = createRoute({
   },
 });
 
-async function companyOr404(env: AppEnv["Bindings"], slug: string) {
-  const placed = await findPlacedCompany(env, slug);
-  if (!placed) throw notFound("Company");
-  const shardEnv = envForShard(env, placed.shard);
-  return { ...placed.company, env: shardEnv, db: createDb(shardEnv.DB) };
-}
-
 export const operatorRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 operatorRoutes.use("*", operatorAuth);
 operatorRoutes
-  .openapi(createCompany, async (c) => {
-    const body = c.req.valid("json");
-    if (await findPlacedCompany(c.env, body.slug)) throw conflict(`Company ${body.slug} exists`, "slug");
-    if (body.shard !== undefined && body.shard >= shardCount(c.env)) throw unprocessable(`shard must be below ${shardCount(c.env)}, the number of shards of this deployment`, "shard");
-    const shard = body.shard ?? (await shardForNewCompany(c.env));
-    await ensureShardBlock(c.env, shard);
-    const env = envForShard(c.env, shard);
-    const db = createDb(env.DB);
-    const depot = body.depot ? await resolveAddressInput(env, null, body.depot, "depot.") : null;
-    // One batch, all or nothing: rows refer to the new company through its unique slug.
-    const companyId = sql`(select id from ${companies} where ${companies.slug} = ${body.slug})`;
-    const { insert: dispatcher } = await prepareUser(db, companyId, { usertype: "dispatcher", ...body.dispatcher, confirmed: true, active: true });
-    const [[company]] = await db.batch([
-      db.insert(companies).values({ slug: body.slug, companyname: body.companyname, ...settingsOf(body) }).returning(),
-      ...(depot
-        ? [
-            db.insert(addresses).values({ ...depot, company_id: companyId, addresstype: "depot" }),
-            db
-              .update(companies)
-              .set({ location_id: sql`(select max(id) from ${addresses} where ${addresses.company_id} = ${companyId})` })
-              .where(eq(companies.slug, body.slug)),
-          ]
-        : []),
-      dispatcher,
-    ] as const);
-    try {
-      await registerCompany(c.env, company.id, company.slug, shard);
-    } catch (error) {
-      // The same slug registered at the same moment on another shard: this one gives way.
-      await db.batch([db.delete(users).where(eq(users.company_id, company.id)), db.delete(addresses).where(eq(addresses.company_id, company.id)), db.delete(companies).where(eq(companies.id, company.id))]);
-      throw error;
-    }
-    return c.json({ id: company.id, slug: company.slug, shard }, 201);
-  })
-  .openapi(updateCompany, async (c) => {
-    const company = await companyOr404(c.env, c.req.valid("param").slug);
-    const db = company.db;
-    const body = c.req.valid("json");
-    const changes = { ...settingsOf(body), ...(body.companyname !== undefined ? { companyname: body.companyname } : {}) };
-    const [row] = Object.keys(changes).length
-      ? await db.update(companies).set(changes).where(eq(companies.id, company.id)).returning()
-      : await db.select().from(companies).where(eq(companies.id, company.id));
-    const { id, slug, companyname, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days, proof_retention_days, proof_on_tracking_page } = row;
-    return c.json({ id, slug, companyname, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days, proof_retention_days, proof_on_tracking_page }, 200);
-  })
-  .openapi(createUser, async (c) => {
-    const company = await companyOr404(c.env, c.req.valid("param").slug);
-    const db = company.db;
-    const body = c.req.valid("json");
-    const { code, insert } = await prepareUser(db, company.id, { ...body, confirmed: true, active: body.usertype !== "driver" });
-    const [user] = await insert;
-    return c.json({ ...presentUser(user), ...(user.usertype === "driver" ? { code } : {}) }, 201);
-  })
-  .openapi(listOutbox, async (c) => {
-    const company = await companyOr404(c.env, c.req.valid("param").slug);
-    const db = company.db;
-    const result = await listObjects(
-      db,
-      { table: outbox, scope: eq(outbox.company_id, company.id), fields: outboxFields, idColumn: outbox.id, present: (rows: (typeof outbox.$inferSelect)[]) => rows.map((r) => ({ ...r, data: r.data ?? null })) },
-      c.req.valid("query"),
-    );
-    return c.json(result, 200);
-  })
+  .openapi(postCompany, async (c) => c.json(await createCompany(c.env, c.req.valid("json")), 201))
+  .openapi(patchCompany, async (c) => c.json(await updateCompany(c.env, c.req.valid("param").slug, c.req.valid("json")), 200))
+  .openapi(postUser, async (c) => c.json(await createCompanyUser(c.env, c.req.valid("param").slug, c.req.valid("json")), 201))
+  .openapi(listOutbox, async (c) => c.json(await companyOutbox(c.env, c.req.valid("param").slug, c.req.valid("query")), 200))
   .openapi(moveCompany, async (c) => c.json(await moveCompanyStep(c.env, c.req.valid("param").slug, c.req.valid("json").shard), 200))
-  .openapi(listShards, async (c) => {
-    const rows = await c.get("db").select({ shard: companyDirectory.shard, slug: companyDirectory.slug, move: companyDirectory.move }).from(companyDirectory);
-    const shards = Array.from({ length: shardCount(c.env) }, (_, shard) => ({
-      shard,
-      binding: shard === 0 ? "DB" : `DB_SHARD_${shard}`,
-      companies: rows.filter((r) => r.shard === shard).length,
-      moving: rows.filter((r) => r.shard === shard && r.move !== null).map((r) => r.slug),
-    }));
-    return c.json(shards, 200);
-  })
+  .openapi(listShards, async (c) => c.json(await shardOverview(c.env), 200))
   .openapi(getUsage, async (c) => {
-    const company = await companyOr404(c.env, c.req.valid("param").slug);
+    const company = await operatorCompany(c.env, c.req.valid("param").slug);
     return c.json(await companyUsage(company.env, company.db, company), 200);
   });
 operatorRoutes.route("/", operatorAreaRoutes);

@@ -6,15 +6,12 @@
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { RouteMetadataSchema, RouteSchema, RouteDeliveryDistanceSchema } from "../schemas/routes";
-import { DeliveryStatus } from "../../shared/contract/states";
-import { allOnOnePage, listObjects } from "../../core/db/list";
-import { and, inArray, sql } from "drizzle-orm";
-import { deliveries, routes } from "../../core/db/schema";
-import { ROUTE_STATUSES, UNFINISHED_ROUTE_STATUSES } from "../../core/domain/states";
+import { allOnOnePage } from "../../core/db/list";
+import { ROUTE_STATUSES } from "../../core/domain/states";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonResponse, jsonText } from "../openapi";
-import { type RouteRecordRow, loadRoute, loadRouteRecordJson, presentRouteMetadata, presentRoutes, routeFields, routeRecordColumns, routeScope } from "../../core/services/route-records";
+import { listRouteMetadataRecords, listRouteRecords, listUpdateableRoutes, loadRoute, loadRouteRecordJson, presentRouteMetadata } from "../../core/services/route-records";
 import { routeDeliveryDistances } from "../../core/services/route-view-distances";
 
 const RouteList = envelope(RouteSchema, "RouteList");
@@ -105,56 +102,16 @@ const updateableRoutes = apiRoute({
 });
 
 
-/** Routes an update may change: unfinished, with a delivery still routed. */
-export const updateableScope = (companyId: number) =>
-  and(
-    routeScope(companyId),
-    inArray(routes.status, [...UNFINISHED_ROUTE_STATUSES]),
-    // `+status`: the route's deliveries by (company_id, route_id), not every routed delivery of the company by (company_id, status, …)
-    // for each route (`npm run bench:queries -- --rows`: 20,000 rows read for a page of 100 routes, 300 with it).
-    sql`exists (select 1 from ${deliveries} where ${deliveries.route_id} = ${routes.id} and ${deliveries.company_id} = ${routes.company_id} and +${deliveries.status} = ${DeliveryStatus.routed})`,
-  );
-
 export const routeRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(listRoutes, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
-    const result = await listObjects(
-      db,
-      {
-        table: routes,
-        scope: routeScope(cid),
-        fields: routeFields,
-        idColumn: routes.id,
-        columns: routeRecordColumns,
-        present: (rows: RouteRecordRow[]) => presentRoutes(db, cid, rows),
-      },
-      c.req.valid("query"),
-    );
-    return c.json(result, 200);
-  })
+  .openapi(listRoutes, async (c) => c.json(await listRouteRecords(c.get("db"), c.get("company").id, c.req.valid("query")), 200))
   .openapi(getRoute, async (c) => {
     const db = c.get("db");
     const cid = c.get("company").id;
     return jsonText(c, await loadRouteRecordJson(db, cid, c.req.valid("param").route_id), 200);
   })
   .openapi(listRouteMetadata, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
     const { routestring, ...params } = c.req.valid("query");
-    const result = await listObjects(
-      db,
-      {
-        table: routes,
-        scope: routeScope(cid),
-        fields: routeFields,
-        idColumn: routes.id,
-        columns: routestring ? undefined : routeRecordColumns,
-        present: (rows: RouteRecordRow[]) => presentRouteMetadata(db, cid, rows, { routestring }),
-      },
-      params,
-    );
-    return c.json(result, 200);
+    return c.json(await listRouteMetadataRecords(c.get("db"), c.get("company").id, params, { routestring }), 200);
   })
   .openapi(getRouteMetadata, async (c) => {
     const db = c.get("db");
@@ -169,20 +126,4 @@ export const routeRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
     return c.json(allOnOnePage(await routeDeliveryDistances(db, company.id, row, company.location_id)), 200);
   })
   .openapi(routeStatus, (c) => c.json(allOnOnePage(ROUTE_STATUSES), 200))
-  .openapi(updateableRoutes, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
-    const result = await listObjects(
-      db,
-      {
-        table: routes,
-        scope: updateableScope(cid),
-        fields: routeFields,
-        idColumn: routes.id,
-        columns: routeRecordColumns,
-        present: (rows: RouteRecordRow[]) => presentRouteMetadata(db, cid, rows),
-      },
-      c.req.valid("query"),
-    );
-    return c.json(result, 200);
-  });
+  .openapi(updateableRoutes, async (c) => c.json(await listUpdateableRoutes(c.get("db"), c.get("company").id, c.req.valid("query")), 200));

@@ -2,22 +2,17 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { routingVariants } from "../../core/services/routing/variants";
 import { moveDelivery, updateRoute } from "../../core/services/routing/edit";
-import type { RoutingOutcome } from "../../core/services/routing/outcome";
+import { type RoutingOutcome, processRoutes, processState } from "../../core/services/routing/outcome";
 import { startRouting } from "../../core/services/routing/request";
 import { RoutingVariantSchema } from "../schemas/routing";
 import { RouteLineString, RouteSchema } from "../schemas/routes";
 import type { AppEnv } from "../app-env";
 import { conflict, notFound, unprocessable } from "../../core/errors";
-import { allOnOnePage } from "../../core/db/list";
-import { and, asc, eq } from "drizzle-orm";
-import { PROCESS_ACTIONS, type ProcessState } from "../../core/coordinator/processes";
-import { processes, routes } from "../../core/db/schema";
-import type { Db } from "../../core/context";
+import { PROCESS_ACTIONS } from "../../core/coordinator/processes";
 import { validationHook } from "../errors";
 import { normaliseTimeOfDay } from "../../core/lib/time";
 import { BooleanQuery, IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { AddressInput } from "../schemas/addresses";
-import { presentRoutes } from "../../core/services/route-records";
 import { runRouting } from "../../core/services/routing/run";
 import { companyStub } from "../../core/services/live";
 import { MAX_TIME_BUDGET_SECONDS } from "../../core/services/routing/budget";
@@ -231,21 +226,6 @@ const cancelProcess = apiRoute({
   responses: { 200: jsonResponse(z.record(z.string(), ProcessRecord), "Status per action after the cancel") },
 });
 
-/** The routes a process produced, as the list envelope (`all` adds the line strings). */
-async function processRoutes(db: Db, companyId: number, processId: string, withLine: boolean) {
-  const rows = await db.select().from(routes).where(and(eq(routes.company_id, companyId), eq(routes.process_id, processId))).orderBy(asc(routes.id));
-  const presented = await presentRoutes(db, companyId, rows);
-  const objects = presented.map((r, i) => (withLine ? { ...r, routestring: rows[i].routestring ?? null } : r));
-  return allOnOnePage(objects);
-}
-
-async function loadProcess(c: { get(k: "db"): Db; env: AppEnv["Bindings"] }, companyId: number, processId: string): Promise<ProcessState> {
-  const [row] = await c.get("db").select({ id: processes.id }).from(processes).where(and(eq(processes.company_id, companyId), eq(processes.id, processId)));
-  const state = row ? await companyStub(c.env, companyId).getProcess(processId) : null;
-  if (!state) throw notFound("Process");
-  return state;
-}
-
 const wantsRoutes = (responseData?: string) => responseData === "base" || responseData === "all";
 
 function failure(outcome: Extract<RoutingOutcome, { ok: false }>): never {
@@ -301,7 +281,7 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
   .openapi(cancelProcess, async (c) => {
     const cid = c.get("company").id;
     const { process_id } = c.req.valid("param");
-    await loadProcess(c, cid, process_id);
+    await processState(c.env, c.get("db"), cid, process_id);
     const outcome = await companyStub(c.env, cid).cancelProcess(process_id, { userId: c.get("user").id });
     if (!outcome.ok) throw outcome.status === 404 ? notFound("Process") : conflict(outcome.message, "process_id");
     return c.json(outcome.state, 200);
@@ -309,7 +289,7 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
   .openapi(processStatus, async (c) => {
     const cid = c.get("company").id;
     const { process_id } = c.req.valid("param");
-    const state = await loadProcess(c, cid, process_id);
+    const state = await processState(c.env, c.get("db"), cid, process_id);
     const { response_data } = c.req.valid("query");
     if (wantsRoutes(response_data) && state.final.status === "finished") return c.json(await processRoutes(c.get("db"), cid, process_id, response_data === "all"), 200);
     return c.json(state, 200);
@@ -317,7 +297,7 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
   .openapi(processAction, async (c) => {
     const cid = c.get("company").id;
     const { process_id, action } = c.req.valid("param");
-    const state = await loadProcess(c, cid, process_id);
+    const state = await processState(c.env, c.get("db"), cid, process_id);
     const { response_data } = c.req.valid("query");
     if (wantsRoutes(response_data) && state.final.status === "finished") return c.json(await processRoutes(c.get("db"), cid, process_id, response_data === "all"), 200);
     const resolved = action === "current" ? (PROCESS_ACTIONS.find((a) => state[a].status === "running") ?? "final") : action;

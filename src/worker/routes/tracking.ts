@@ -1,28 +1,21 @@
 /** Driver tracking: positions posted by driver apps, latest positions, traces, live `driverposition` events. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { PositionRecordSchema, TrackingPoint, TrackingSchema } from "../schemas/tracking";
-import type { AppEnv } from "../app-env";
-import { forbidden, notFound, unprocessable } from "../../core/errors";
-import { listJson, listObjects } from "../../core/db/list";
-import { and, eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { ZodError } from "zod";
-import { addDays, dayAround } from "../../shared/wall-clock";
-import { driverTracking } from "../../core/db/schema";
-import type { AuthUser } from "../../core/context";
-import { validationHook, zodFields, zodMessage } from "../errors";
-import { formatDateTime, parseDateTime } from "../../core/lib/time";
-import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
-import { assertCompanyDrivers, loadDriver, positionList, routeOnTheWay } from "../../core/services/drivers";
+import { addDays } from "../../shared/wall-clock";
 import type { PublishedEvent } from "../../core/coordinator/live";
+import { listJson } from "../../core/db/list";
+import { unprocessable } from "../../core/errors";
+import { deleteTrackingEntry, driverPosition, driverTrace, getTrackingEntry, listTrackingEntries, reportPositions } from "../../core/services/driver-tracking";
+import { positionList } from "../../core/services/drivers";
 import { publishAll } from "../../core/services/live";
-import { positionsOfDay } from "../../core/services/position-archive";
-import { type NewTracking, type TrackingRow, insertTracking, latestPositions, positionsSince, presentPosition, presentTracking, trackingFields } from "../../core/services/tracking-positions";
+import type { AppEnv } from "../app-env";
+import { validationHook, zodFields, zodMessage } from "../errors";
+import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
+import { PositionRecordSchema, TrackingPoint, TrackingSchema } from "../schemas/tracking";
 
 /** Entries per POST (driver apps send what they buffered while offline). */
 export const MAX_TRACKING_BATCH = 500;
-/** Timestamps may run ahead of the server clock by at most this much (device clock skew). */
-const MAX_FUTURE_MS = 5 * 60_000;
 
 const TrackingInput = z
   .object({
@@ -127,29 +120,6 @@ const getTrace = apiRoute({
   responses: { 200: jsonResponse(LineString, "The trace") },
 });
 
-type Input = z.infer<typeof TrackingInput>;
-
-/** Validates one entry beyond the schema: ownership, timestamp. `prefix` names the array element in errors. */
-function prepareEntry(user: AuthUser, entry: Input, prefix: string, now: number): NewTracking {
-  let driverId: number;
-  if (user.role === "driver") {
-    if (entry.driver_id !== undefined && entry.driver_id !== user.id) throw forbidden("Drivers may only report their own position");
-    driverId = user.id;
-  } else {
-    if (entry.driver_id === undefined) throw unprocessable("driver_id is required", `${prefix}driver_id`);
-    driverId = entry.driver_id;
-  }
-  let ms = now;
-  if (entry.timestamp !== undefined) {
-    const parsed = parseDateTime(entry.timestamp);
-    if (parsed === null) throw unprocessable("timestamp is not an ISO 8601 date-time", `${prefix}timestamp`);
-    if (parsed > now + MAX_FUTURE_MS) throw unprocessable("timestamp is more than 5 minutes in the future", `${prefix}timestamp`);
-    ms = parsed;
-  }
-  const [lng, lat] = entry.position.coordinates;
-  return { driver_id: driverId, timestamp: formatDateTime(ms), lng, lat };
-}
-
 /** Pushes the newest position of each driver to the company channel, after the response. */
 function pushPositions(c: Context<AppEnv>, companyId: number, events: PublishedEvent[]) {
   const done = publishAll(c.env, companyId, events);
@@ -161,40 +131,17 @@ function pushPositions(c: Context<AppEnv>, companyId: number, events: PublishedE
 }
 
 export const trackingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(listTracking, async (c) => {
-    const t = driverTracking;
-    const result = await listObjects(
-      c.get("db"),
-      { table: t, scope: eq(t.company_id, c.get("company").id), fields: trackingFields, idColumn: t.id, present: (rows: TrackingRow[]) => rows.map(presentTracking) },
-      c.req.valid("query"),
-    );
-    return c.json(result, 200);
-  })
-  .openapi(getTracking, async (c) => {
-    const [row] = await c
-      .get("db")
-      .select()
-      .from(driverTracking)
-      .where(and(eq(driverTracking.id, c.req.valid("param").drivertracking_id), eq(driverTracking.company_id, c.get("company").id)));
-    if (!row) throw notFound("Tracking entry");
-    return c.json(presentTracking(row), 200);
-  })
+  .openapi(listTracking, async (c) => c.json(await listTrackingEntries(c.get("db"), c.get("company").id, c.req.valid("query")), 200))
+  .openapi(getTracking, async (c) => c.json(await getTrackingEntry(c.get("db"), c.get("company").id, c.req.valid("param").drivertracking_id), 200))
   .openapi(
     postTracking,
     async (c) => {
-      const db = c.get("db");
       const cid = c.get("company").id;
-      const user = c.get("user");
       const body = c.req.valid("json");
       const many = Array.isArray(body);
-      const inputs = many ? body : [body];
-      const now = Date.now();
-      const entries = inputs.map((e, i) => prepareEntry(user, e, many ? `${i}.` : "", now));
-      // A driver's token already proves it is a driver of this company; dispatchers name drivers that must exist.
-      if (user.role !== "driver") await assertCompanyDrivers(db, cid, entries.map((e) => e.driver_id));
-      const { rows, events } = await insertTracking(db, cid, entries);
+      const { entries, events } = await reportPositions(c.get("db"), cid, c.get("user"), many ? body : [body], many);
       pushPositions(c, cid, events);
-      return c.json(many ? rows.map(presentTracking) : presentTracking(rows[0]), 200);
+      return c.json(many ? entries : entries[0], 200);
     },
     (result): undefined => {
       // The body is one entry or an array of entries: report the errors of the shape that was sent.
@@ -209,39 +156,9 @@ export const trackingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
       throw unprocessable(`Invalid json: ${zodMessage(error)}`, zodFields(error) || "json");
     },
   )
-  .openapi(deleteTracking, async (c) => {
-    const [row] = await c
-      .get("db")
-      .delete(driverTracking)
-      .where(and(eq(driverTracking.id, c.req.valid("param").drivertracking_id), eq(driverTracking.company_id, c.get("company").id)))
-      .returning();
-    if (!row) throw notFound("Tracking entry");
-    return c.json(presentTracking(row), 200);
-  })
+  .openapi(deleteTracking, async (c) => c.json(await deleteTrackingEntry(c.get("db"), c.get("company").id, c.req.valid("param").drivertracking_id), 200))
   .openapi(listPositions, async (c) => {
     return jsonText(c, await listJson(c.get("db"), positionList(c.get("company").id), c.req.valid("query")), 200);
   })
-  .openapi(getPosition, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
-    const driver = await loadDriver(db, cid, c.req.valid("param").driver_id);
-    const [position] = await latestPositions(db, cid, [driver.id]);
-    if (!position) throw notFound("Driver position");
-    return c.json(presentPosition(position, driver) as z.infer<typeof PositionRecordSchema>, 200);
-  })
-  .openapi(getTrace, async (c) => {
-    const db = c.get("db");
-    const cid = c.get("company").id;
-    const { driver_id } = c.req.valid("param");
-    await loadDriver(db, cid, driver_id);
-    const { timezone } = c.get("company");
-    const { date } = c.req.valid("query");
-    if (date !== undefined) {
-      const rows = await positionsOfDay(c.env, db, cid, driver_id, date, timezone);
-      return c.json({ type: "LineString" as const, coordinates: rows.map((r) => [r.lng, r.lat] as [number, number]) }, 200);
-    }
-    const route = await routeOnTheWay(db, cid, driver_id);
-    const since = route?.ast ?? formatDateTime(dayAround(Date.now(), timezone).start);
-    const rows = await positionsSince(db, cid, driver_id, since);
-    return c.json({ type: "LineString" as const, coordinates: rows.map((r) => [r.lng, r.lat] as [number, number]) }, 200);
-  });
+  .openapi(getPosition, async (c) => c.json((await driverPosition(c.get("db"), c.get("company").id, c.req.valid("param").driver_id)) as z.infer<typeof PositionRecordSchema>, 200))
+  .openapi(getTrace, async (c) => c.json(await driverTrace(c.env, c.get("db"), c.get("company"), c.req.valid("param").driver_id, c.req.valid("query").date), 200));

@@ -1,14 +1,11 @@
 /** Spreadsheet uploads and batch routing (dispatch-api.md "Upload and batch routing"). */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { ApiError, notFound, unprocessable } from "../../core/errors";
-import { and, eq } from "drizzle-orm";
-import { processes } from "../../core/db/schema";
+import { ApiError, unprocessable } from "../../core/errors";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { BooleanQuery, apiRoute, jsonResponse } from "../openapi";
 import { SHEET_LIMITS } from "../../core/lib/spreadsheet";
-import { resultKey } from "../../core/services/process-records";
-import { MAX_UPLOAD_BYTES, batchRouting, uploadDeliveriesOnly, uploadOneStep } from "../../core/services/uploads";
+import { MAX_UPLOAD_BYTES, batchRouting, resultSpreadsheet, uploadDeliveriesOnly, uploadOneStep } from "../../core/services/uploads";
 import type { RoutingOptions } from "../../core/services/routing/request";
 import { apiBase } from "./company";
 import { NamePrefix, TimeBudgetSeconds } from "./routing";
@@ -158,10 +155,7 @@ export const uploadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     return c.json({ message: "Routing started", process_id, status }, 200);
   })
   .openapi(result, async (c) => {
-    const cid = c.get("company").id;
     const { process_id } = c.req.valid("param");
-    const [process] = await c.get("db").select({ id: processes.id }).from(processes).where(and(eq(processes.company_id, cid), eq(processes.id, process_id)));
-    const object = process ? await c.env.UPLOADS.get(resultKey(cid, process_id)) : null;
-    if (!object) throw notFound("Result spreadsheet");
-    return c.body(await object.text(), 200, { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="routes-${process_id}.csv"` });
+    const csv = await resultSpreadsheet(c.env, c.get("db"), c.get("company").id, process_id);
+    return c.body(csv, 200, { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="routes-${process_id}.csv"` });
   });

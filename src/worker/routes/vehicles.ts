@@ -1,14 +1,11 @@
 /** Vehicles and vehicle types (the route optimiser's vehicle classes). */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { VehicleSchema, VehicleTypeSchema, vehicleInputShape } from "../schemas/vehicles";
-import { notFound } from "../../core/errors";
-import { listObjects, pageOf } from "../../core/db/list";
-import { and, eq } from "drizzle-orm";
-import { vehicles } from "../../core/db/schema";
+import { pageOf } from "../../core/db/list";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { type VehicleRow, prepareVehicle, presentVehicle, vehicleFields, vehicleTypes } from "../../core/services/vehicle-records";
+import { createVehicle, getVehicle, listVehicles, updateVehicle, vehicleTypes } from "../../core/services/vehicle-records";
 
 const listVehicleTypes = apiRoute({
   method: "get",
@@ -20,7 +17,7 @@ const listVehicleTypes = apiRoute({
   responses: { 200: jsonResponse(envelope(VehicleTypeSchema, "VehicleTypeList"), "All vehicle types") },
 });
 
-const listVehicles = apiRoute({
+const getVehicles = apiRoute({
   method: "get",
   path: "/vehicle",
   tags: ["Vehicles"],
@@ -29,7 +26,7 @@ const listVehicles = apiRoute({
   responses: { 200: jsonResponse(z.union([envelope(VehicleSchema, "VehicleList"), VehicleSchema]), "Vehicles (or one with q.single)") },
 });
 
-const getVehicle = apiRoute({
+const getVehicleRoute = apiRoute({
   method: "get",
   path: "/vehicle/{vehicle_id}",
   tags: ["Vehicles"],
@@ -75,44 +72,13 @@ export const vehicleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
   .openapi(listVehicleTypes, (c) => {
     return c.json(pageOf(vehicleTypes(), c.req.valid("query")), 200);
   })
-  .openapi(listVehicles, async (c) => {
-    const result = await listObjects(
-      c.get("db"),
-      { table: vehicles, scope: eq(vehicles.company_id, c.get("company").id), fields: vehicleFields, idColumn: vehicles.id, present: (rows: VehicleRow[]) => rows.map(presentVehicle) },
-      c.req.valid("query"),
-    );
-    return c.json(result, 200);
-  })
-  .openapi(getVehicle, async (c) => {
-    const [row] = await c
-      .get("db")
-      .select()
-      .from(vehicles)
-      .where(and(eq(vehicles.id, c.req.valid("param").vehicle_id), eq(vehicles.company_id, c.get("company").id)));
-    if (!row) throw notFound("Vehicle");
-    return c.json(presentVehicle(row), 200);
-  })
+  .openapi(getVehicles, async (c) => c.json(await listVehicles(c.get("db"), c.get("company").id, c.req.valid("query")), 200))
+  .openapi(getVehicleRoute, async (c) => c.json(await getVehicle(c.get("db"), c.get("company").id, c.req.valid("param").vehicle_id), 200))
   .openapi(postVehicle, async (c) => {
-    const db = c.get("db");
-    const company = c.get("company");
     const { id: _id, ...input } = c.req.valid("json");
-    const values = await prepareVehicle(db, company.id, input);
-    const [row] = await db
-      .insert(vehicles)
-      .values({ ...values, name: input.name, company_id: company.id })
-      .returning();
-    return c.json(presentVehicle(row), 200);
+    return c.json(await createVehicle(c.get("db"), c.get("company").id, input), 200);
   })
   .openapi(patchVehicle, async (c) => {
-    const db = c.get("db");
-    const company = c.get("company");
     const { id, ...input } = c.req.valid("json");
-    const where = and(eq(vehicles.id, id), eq(vehicles.company_id, company.id));
-    const [existing] = await db.select().from(vehicles).where(where);
-    if (!existing) throw notFound("Vehicle");
-    const values = await prepareVehicle(db, company.id, input);
-    if (Object.keys(values).length === 0) return c.json(presentVehicle(existing), 200);
-    const [row] = await db.update(vehicles).set(values).where(where).returning();
-    if (!row) throw notFound("Vehicle");
-    return c.json(presentVehicle(row), 200);
+    return c.json(await updateVehicle(c.get("db"), c.get("company").id, id, input), 200);
   });

@@ -3,17 +3,12 @@
  * list, change, remove, inspect deliveries, replay. Dispatchers only.
  */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { notFound, unprocessable } from "../../core/errors";
-import { and, desc, eq, sql } from "drizzle-orm";
 import { pageOf } from "../../core/db/list";
-import { webhookDeliveries, webhooks } from "../../core/db/schema";
+import { EVENT_PATTERN, EVENT_TYPES } from "../../core/services/events";
+import { createWebhook, deleteWebhook, listWebhooks, loadWebhook, presentWebhook, replayWebhook, updateWebhook, webhookAttempts } from "../../core/services/webhook-endpoints";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
-import { normaliseDateTime } from "../../core/lib/time";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { EVENT_PATTERN, EVENT_TYPES } from "../../core/services/events";
-import { companyStub } from "../../core/services/live";
-import { type WebhookRow, newSecret, rewindWebhook, webhookUrlProblem } from "../../core/services/webhooks";
 
 const DISPATCHER = ["dispatcher"] as const;
 
@@ -37,21 +32,9 @@ const WebhookSchema = z
   })
   .openapi("Webhook");
 
-const present = (w: WebhookRow) => ({
-  id: w.id,
-  url: w.url,
-  event_types: w.event_types,
-  description: w.description,
-  enabled: w.enabled,
-  disabled_reason: w.disabled_reason,
-  failures: w.failures,
-  last_event_id: w.cursor,
-  created_at: w.created_at,
-});
-
 const Url = z.string().max(2000).openapi({ example: "https://erp.example.com/hooks/dispatch", description: "https only (http and private addresses only with WEBHOOK_ALLOW_PRIVATE in local development)" });
 
-const createWebhook = apiRoute({
+const postWebhook = apiRoute({
   method: "post",
   path: "/webhook",
   tags: ["Webhooks"],
@@ -66,7 +49,7 @@ const createWebhook = apiRoute({
   responses: { 201: jsonResponse(WebhookSchema.extend({ secret: z.string() }), "The endpoint with its secret") },
 });
 
-const listWebhooks = apiRoute({
+const getWebhooks = apiRoute({
   method: "get",
   path: "/webhook",
   tags: ["Webhooks"],
@@ -76,7 +59,7 @@ const listWebhooks = apiRoute({
   responses: { 200: jsonResponse(envelope(WebhookSchema, "WebhookList"), "Endpoints, oldest first") },
 });
 
-const getWebhook = apiRoute({
+const getWebhookRoute = apiRoute({
   method: "get",
   path: "/webhook/{webhook_id}",
   tags: ["Webhooks"],
@@ -86,7 +69,7 @@ const getWebhook = apiRoute({
   responses: { 200: jsonResponse(WebhookSchema, "The endpoint") },
 });
 
-const updateWebhook = apiRoute({
+const patchWebhook = apiRoute({
   method: "patch",
   path: "/webhook/{webhook_id}",
   tags: ["Webhooks"],
@@ -100,7 +83,7 @@ const updateWebhook = apiRoute({
   responses: { 200: jsonResponse(WebhookSchema, "The endpoint") },
 });
 
-const deleteWebhook = apiRoute({
+const deleteWebhookRoute = apiRoute({
   method: "delete",
   path: "/webhook/{webhook_id}",
   tags: ["Webhooks"],
@@ -124,7 +107,7 @@ const DeliverySchema = z
   })
   .openapi("WebhookDelivery");
 
-const listDeliveries = apiRoute({
+const getAttempts = apiRoute({
   method: "get",
   path: "/webhook/{webhook_id}/deliveries",
   tags: ["Webhooks"],
@@ -135,7 +118,7 @@ const listDeliveries = apiRoute({
   responses: { 200: jsonResponse(envelope(DeliverySchema, "WebhookDeliveryList"), "Attempts") },
 });
 
-const replayWebhook = apiRoute({
+const postReplay = apiRoute({
   method: "post",
   path: "/webhook/{webhook_id}/replay",
   tags: ["Webhooks"],
@@ -150,80 +133,17 @@ const replayWebhook = apiRoute({
   responses: { 202: jsonResponse(z.object({ last_event_id: z.number().int() }), "Delivery restarts after `last_event_id`") },
 });
 
-async function loadWebhook(db: AppEnv["Variables"]["db"], companyId: number, id: number): Promise<WebhookRow> {
-  const [row] = await db.select().from(webhooks).where(and(eq(webhooks.company_id, companyId), eq(webhooks.id, id)));
-  if (!row) throw notFound("Webhook");
-  return row;
-}
-
 export const webhookRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
-  .openapi(createWebhook, async (c) => {
-    const company = c.get("company");
-    const body = c.req.valid("json");
-    const problem = webhookUrlProblem(body.url, c.env);
-    if (problem) throw unprocessable(`url ${problem}`, "url");
-    const db = c.get("db");
-    // Starts at the current end of the log: an endpoint gets what happens from now on (replay reaches back).
-    const [row] = await db
-      .insert(webhooks)
-      .values({ company_id: company.id, url: body.url, event_types: body.event_types, description: body.description ?? null, enabled: body.enabled ?? true, secret: newSecret(), cursor: sql`coalesce((select max(id) from events where company_id = ${company.id}), 0)` })
-      .returning();
-    await companyStub(c.env, company.id).webhooksChanged();
-    return c.json({ ...present(row), secret: row.secret }, 201);
-  })
-  .openapi(listWebhooks, async (c) => {
-    const rows = await c.get("db").select().from(webhooks).where(eq(webhooks.company_id, c.get("company").id)).orderBy(webhooks.id);
-    return c.json(pageOf(rows.map(present), c.req.valid("query")), 200);
-  })
-  .openapi(getWebhook, async (c) => c.json(present(await loadWebhook(c.get("db"), c.get("company").id, c.req.valid("param").webhook_id)), 200))
-  .openapi(updateWebhook, async (c) => {
-    const company = c.get("company");
-    const db = c.get("db");
-    const hook = await loadWebhook(db, company.id, c.req.valid("param").webhook_id);
-    const body = c.req.valid("json");
-    if (body.url !== undefined) {
-      const problem = webhookUrlProblem(body.url, c.env);
-      if (problem) throw unprocessable(`url ${problem}`, "url");
-    }
-    const enabling = body.enabled === true && !hook.enabled;
-    const [row] = await db
-      .update(webhooks)
-      .set({ ...body, ...(enabling ? { failures: 0, retry_at: null, disabled_reason: null } : {}), ...(body.enabled === false ? { disabled_reason: null } : {}) })
-      .where(eq(webhooks.id, hook.id))
-      .returning();
-    await companyStub(c.env, company.id).webhooksChanged();
-    if (enabling) await c.env.WEBHOOK_QUEUE.send({ webhookId: hook.id, companyId: company.id });
-    return c.json(present(row), 200);
-  })
-  .openapi(deleteWebhook, async (c) => {
-    const company = c.get("company");
-    const db = c.get("db");
-    const hook = await loadWebhook(db, company.id, c.req.valid("param").webhook_id);
-    await db.batch([db.delete(webhookDeliveries).where(eq(webhookDeliveries.webhook_id, hook.id)), db.delete(webhooks).where(eq(webhooks.id, hook.id))]);
-    await companyStub(c.env, company.id).webhooksChanged();
+  .openapi(postWebhook, async (c) => c.json(await createWebhook(c.env, c.get("db"), c.get("company").id, c.req.valid("json")), 201))
+  .openapi(getWebhooks, async (c) => c.json(pageOf(await listWebhooks(c.get("db"), c.get("company").id), c.req.valid("query")), 200))
+  .openapi(getWebhookRoute, async (c) => c.json(presentWebhook(await loadWebhook(c.get("db"), c.get("company").id, c.req.valid("param").webhook_id)), 200))
+  .openapi(patchWebhook, async (c) => c.json(await updateWebhook(c.env, c.get("db"), c.get("company").id, c.req.valid("param").webhook_id, c.req.valid("json")), 200))
+  .openapi(deleteWebhookRoute, async (c) => {
+    await deleteWebhook(c.env, c.get("db"), c.get("company").id, c.req.valid("param").webhook_id);
     return c.body(null, 204);
   })
-  .openapi(listDeliveries, async (c) => {
-    const db = c.get("db");
-    const hook = await loadWebhook(db, c.get("company").id, c.req.valid("param").webhook_id);
+  .openapi(getAttempts, async (c) => {
     const { page, results_per_page } = c.req.valid("query");
-    const perPage = Math.min(results_per_page ?? 10, 100);
-    const [rows, [{ count }]] = await Promise.all([
-      db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhook_id, hook.id)).orderBy(desc(webhookDeliveries.id)).limit(perPage).offset((page - 1) * perPage),
-      db.select({ count: sql<number>`count(*)` }).from(webhookDeliveries).where(eq(webhookDeliveries.webhook_id, hook.id)),
-    ]);
-    const objects = rows.map(({ company_id: _c, webhook_id: _w, ...d }) => d);
-    return c.json({ num_results: count, objects, page, total_pages: Math.ceil(count / perPage) }, 200);
+    return c.json(await webhookAttempts(c.get("db"), c.get("company").id, c.req.valid("param").webhook_id, page, results_per_page), 200);
   })
-  .openapi(replayWebhook, async (c) => {
-    const company = c.get("company");
-    const db = c.get("db");
-    const hook = await loadWebhook(db, company.id, c.req.valid("param").webhook_id);
-    const body = c.req.valid("json");
-    if ((body.after_event_id === undefined) === (body.since === undefined)) throw unprocessable("Give exactly one of after_event_id or since", "after_event_id,since");
-    const since = body.since === undefined ? undefined : normaliseDateTime(body.since);
-    if (since === null) throw unprocessable("since must be an ISO 8601 date-time", "since");
-    const cursor = await rewindWebhook(db, hook, { afterEventId: body.after_event_id, since });
-    await c.env.WEBHOOK_QUEUE.send({ webhookId: hook.id, companyId: company.id });
-    return c.json({ last_event_id: cursor }, 202);
-  });
+  .openapi(postReplay, async (c) => c.json({ last_event_id: await replayWebhook(c.env, c.get("db"), c.get("company").id, c.req.valid("param").webhook_id, c.req.valid("json")) }, 202));

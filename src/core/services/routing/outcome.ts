@@ -1,8 +1,15 @@
-/** What a routing run ends with: its outcome, the plan it hands to the write, and the failure of its process. */
+/** What a routing run ends with: its outcome, the plan it hands to the write, the failure of its process, and what its process shows afterwards. */
+import { and, asc, eq } from "drizzle-orm";
 import type { Solution } from "../../../solver";
+import type { Db } from "../../context";
+import type { ProcessState } from "../../coordinator/processes";
+import { allOnOnePage } from "../../db/list";
+import { processes, routes } from "../../db/schema";
 import type { PlannedRoute, RoutingParams } from "../../domain/routing-plan";
 import type { Env } from "../../env";
+import { notFound } from "../../errors";
 import { companyStub } from "../live";
+import { presentRoutes } from "../route-records";
 
 /** The link of a routing process's result: its routes. */
 export const resultLink = (apiBase: string, processId: string) => `${apiBase}/process/status/${processId}/final?response_data=base`;
@@ -28,4 +35,20 @@ export async function failRun(env: Env, companyId: number, processId: string, at
   if (!(await coordinator.holdsClaim(processId, attempt))) return;
   await coordinator.updateProcess(processId, "routing", { status: "failed", meta: { error, ...extra } });
   await coordinator.updateProcess(processId, "final", { status: "failed", meta: { progress: 1, error } });
+}
+
+/** The routes a process produced, as the list envelope (`all` adds the line strings). */
+export async function processRoutes(db: Db, companyId: number, processId: string, withLine: boolean) {
+  const rows = await db.select().from(routes).where(and(eq(routes.company_id, companyId), eq(routes.process_id, processId))).orderBy(asc(routes.id));
+  const presented = await presentRoutes(db, companyId, rows);
+  const objects = presented.map((r, i) => (withLine ? { ...r, routestring: rows[i].routestring ?? null } : r));
+  return allOnOnePage(objects);
+}
+
+/** The company's process with this id (its D1 row, then the coordinator's record), or 404. */
+export async function processState(env: Env, db: Db, companyId: number, processId: string): Promise<ProcessState> {
+  const [row] = await db.select({ id: processes.id }).from(processes).where(and(eq(processes.company_id, companyId), eq(processes.id, processId)));
+  const state = row ? await companyStub(env, companyId).getProcess(processId) : null;
+  if (!state) throw notFound("Process");
+  return state;
 }
