@@ -3,6 +3,7 @@
  * and the nearest one to a point (reverse lookup before the gazetteer).
  */
 import { and, eq, gte, lte, sql } from "drizzle-orm";
+import { companyRow } from "../db/company-row";
 import type { Db } from "../context";
 import { type ListParams, listObjects } from "../db/list";
 import { addresses } from "../db/schema";
@@ -36,14 +37,7 @@ export const addressFields: FieldMap = {
 
 export const addressScope = (companyId: number) => eq(addresses.company_id, companyId);
 
-export async function loadAddress(db: Db, companyId: number, id: number): Promise<AddressRow> {
-  const [row] = await db
-    .select()
-    .from(addresses)
-    .where(and(eq(addresses.id, id), addressScope(companyId)));
-  if (!row) throw notFound("Address");
-  return row;
-}
+export const loadAddress = (db: Db, companyId: number, id: number): Promise<AddressRow> => companyRow(db, addresses, companyId, id, "Address");
 
 /** Geocodes when no coordinate is given (422 when nothing is found: nothing is stored). */
 export async function createAddress(env: Env, db: Db, companyId: number, input: AddressInputType): Promise<AddressRow> {

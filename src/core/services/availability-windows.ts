@@ -3,6 +3,7 @@
  * driver of the company, drivers for themselves only (reads are open to both).
  */
 import { and, eq } from "drizzle-orm";
+import { companyRow } from "../db/company-row";
 import type { AuthUser, Db } from "../context";
 import { type ListParams, listObjects } from "../db/list";
 import { driverAvailabilities } from "../db/schema";
@@ -28,14 +29,7 @@ async function targetDriver(db: Db, companyId: number, user: AuthUser, driverId:
   return driverId;
 }
 
-async function loadWindow(db: Db, companyId: number, id: number): Promise<AvailabilityRow> {
-  const [row] = await db
-    .select()
-    .from(driverAvailabilities)
-    .where(and(eq(driverAvailabilities.id, id), eq(driverAvailabilities.company_id, companyId)));
-  if (!row) throw notFound("Driver availability");
-  return row;
-}
+const loadWindow = (db: Db, companyId: number, id: number): Promise<AvailabilityRow> => companyRow(db, driverAvailabilities, companyId, id, "Driver availability");
 
 function assertOwn(user: AuthUser, row: AvailabilityRow) {
   if (user.role === "driver" && row.driver_id !== user.id) throw forbidden("Drivers may only manage their own availability");

@@ -14,7 +14,7 @@ import { conflict, notFound, unprocessable } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
 import { findPlacedCompany } from "./company-lookup";
-import { type CompanySettings, settingsOf } from "./company-settings";
+import { type CompanySettings, settingsOf, storedSettings } from "./company-settings";
 import { prepareUser, presentUser } from "./users";
 
 /** The company named by the slug on its shard, with that shard's bindings and database, or 404. */
@@ -84,8 +84,7 @@ export async function updateCompany(env: Env, slug: string, patch: Partial<Compa
   const [row] = Object.keys(changes).length
     ? await company.db.update(companies).set(changes).where(eq(companies.id, company.id)).returning()
     : await company.db.select().from(companies).where(eq(companies.id, company.id));
-  const { id, companyname, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days, proof_retention_days, proof_on_tracking_page } = row;
-  return { id, slug: row.slug, companyname, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days, proof_retention_days, proof_on_tracking_page };
+  return { id: row.id, slug: row.slug, companyname: row.companyname, ...storedSettings(row) };
 }
 
 /** Adds a confirmed user; a driver starts inactive and gets its activation code in the answer. */

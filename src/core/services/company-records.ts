@@ -1,19 +1,20 @@
 /** The company as its own users read it: its record, its centre address and its dispatchers. */
 import { and, eq } from "drizzle-orm";
+import { companyRow } from "../db/company-row";
 import type { Company, Db } from "../context";
 import { type ListParams, listObjects } from "../db/list";
 import { addresses, companies, users } from "../db/schema";
 import { notFound } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import { presentAddress } from "./addresses";
-import type { Language } from "./company-settings";
+import { type Language, storedSettings } from "./company-settings";
 import { type UserRow, presentUser } from "./users";
 
 /** The company's record with its settings (GET /company). */
 export async function companyRecord(db: Db, companyId: number) {
   const [row] = await db.select().from(companies).where(eq(companies.id, companyId));
-  const { id, companyname, location_id, pricing_package, test_phase, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days, proof_retention_days, proof_on_tracking_page } = row;
-  return { id, companyname, location_id, pricing_package, test_phase, timezone, language, eta_update_minutes, notify_stops_before, position_retention_days, proof_retention_days, proof_on_tracking_page };
+  const { id, companyname, location_id, pricing_package, test_phase } = row;
+  return { id, companyname, location_id, pricing_package, test_phase, ...storedSettings(row) };
 }
 
 /** The language the company's pages and messages speak (German when unknown). */
@@ -49,8 +50,4 @@ const dispatchers = (companyId: number) => and(eq(users.company_id, companyId), 
 export const listDispatchers = (db: Db, companyId: number, params: ListParams) =>
   listObjects(db, { table: users, scope: dispatchers(companyId), fields: userFields, idColumn: users.id, present: (rows: UserRow[]) => rows.map(presentUser) }, params);
 
-export async function getDispatcher(db: Db, companyId: number, id: number) {
-  const [row] = await db.select().from(users).where(and(eq(users.id, id), dispatchers(companyId)));
-  if (!row) throw notFound("Dispatcher");
-  return presentUser(row);
-}
+export const getDispatcher = async (db: Db, companyId: number, id: number) => presentUser(await companyRow(db, users, companyId, id, "Dispatcher", eq(users.usertype, "dispatcher")));

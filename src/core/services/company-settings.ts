@@ -21,3 +21,6 @@ const SETTING_KEYS = ["timezone", "language", "eta_update_minutes", "notify_stop
 /** The settings given in `input` (others left out), for a write. */
 export const settingsOf = (input: Partial<CompanySettings>): Partial<CompanySettings> =>
   Object.fromEntries(SETTING_KEYS.flatMap((k) => (input[k] === undefined ? [] : [[k, input[k]]])));
+
+/** The settings of a stored company, as the API shows them. */
+export const storedSettings = (row: CompanySettings): CompanySettings => Object.fromEntries(SETTING_KEYS.map((k) => [k, row[k]])) as unknown as CompanySettings;

@@ -4,13 +4,14 @@
  * the events it answers (after the answer, so the client does not wait).
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
+import { companyRow } from "../db/company-row";
 import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 import type { Company, Db } from "../context";
 import type { PublishedEvent } from "../coordinator/live";
 import { deliveries, routes } from "../db/schema";
 import { inList } from "../db/sql";
 import type { Env } from "../env";
-import { conflict, notFound, unprocessable } from "../errors";
+import { conflict, unprocessable } from "../errors";
 import { compileQuery } from "../lib/filters";
 import { type DeliveryInput, type DeliveryOut, type DeliveryRow, assertNotOnTheWay, deliveryFields, prepareDeliveryWrite, presentDeliveries } from "./deliveries";
 import { eventInsert, loggedEvents } from "./events";
@@ -23,11 +24,7 @@ export interface DeliveryWrite {
 }
 
 /** The company's delivery with this id, or 404. */
-export async function loadDelivery(db: Db, companyId: number, id: number): Promise<DeliveryRow> {
-  const [row] = await db.select().from(deliveries).where(and(eq(deliveries.company_id, companyId), eq(deliveries.id, id)));
-  if (!row) throw notFound("Delivery");
-  return row;
-}
+export const loadDelivery = (db: Db, companyId: number, id: number): Promise<DeliveryRow> => companyRow(db, deliveries, companyId, id, "Delivery");
 
 const present = async (db: Db, companyId: number, row: DeliveryRow) => (await presentDeliveries(db, companyId, [row]))[0];
 

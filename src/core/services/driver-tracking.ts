@@ -4,6 +4,7 @@
  * position and its trace of the day (from the archive for past days).
  */
 import { and, eq } from "drizzle-orm";
+import { companyRow } from "../db/company-row";
 import type { Point } from "../../shared/contract/geo";
 import { dayAround } from "../../shared/wall-clock";
 import type { AuthUser, Company, Db } from "../context";
@@ -66,11 +67,7 @@ export const listTrackingEntries = (db: Db, companyId: number, params: ListParam
 
 const entryOf = (companyId: number, id: number) => and(eq(driverTracking.id, id), eq(driverTracking.company_id, companyId));
 
-export async function getTrackingEntry(db: Db, companyId: number, id: number) {
-  const [row] = await db.select().from(driverTracking).where(entryOf(companyId, id));
-  if (!row) throw notFound("Tracking entry");
-  return presentTracking(row);
-}
+export const getTrackingEntry = async (db: Db, companyId: number, id: number) => presentTracking(await companyRow(db, driverTracking, companyId, id, "Tracking entry"));
 
 export async function deleteTrackingEntry(db: Db, companyId: number, id: number) {
   const [row] = await db.delete(driverTracking).where(entryOf(companyId, id)).returning();

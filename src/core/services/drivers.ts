@@ -5,6 +5,7 @@
  */
 import type { Company, Db } from "../context";
 import { type SQL, and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
+import { companyRow } from "../db/company-row";
 import { type JsonListSpec, type ListParams, listObjects } from "../db/list";
 import { driverAvailabilities, driverTracking, routes, users } from "../db/schema";
 import type { Env } from "../env";
@@ -160,14 +161,7 @@ function openWindows(db: Db, companyId: number, ids: number[], now: string) {
 }
 
 /** The company's driver with this id, or 404. */
-export async function loadDriver(db: Db, companyId: number, driverId: number): Promise<UserRow> {
-  const [row] = await db
-    .select()
-    .from(users)
-    .where(and(eq(users.id, driverId), driverScope(companyId)));
-  if (!row) throw notFound("Driver");
-  return row;
-}
+export const loadDriver = (db: Db, companyId: number, driverId: number): Promise<UserRow> => companyRow(db, users, companyId, driverId, "Driver", eq(users.usertype, "driver"));
 
 /** Checks that every id is a driver of the company; 422 naming `field` otherwise. */
 export async function assertCompanyDrivers(db: Db, companyId: number, driverIds: number[], field = "driver_id") {

@@ -9,6 +9,7 @@
  * never one query per route.
  */
 import { type SQL, and, asc, eq, getTableColumns, inArray, sql } from "drizzle-orm";
+import { companyRow } from "../db/company-row";
 import { DeliveryStatus } from "../../shared/contract/states";
 import type { AddressOut } from "../../shared/contract/address";
 import { type ListParams, type ListSpec, listObjects } from "../db/list";
@@ -59,11 +60,7 @@ export const routeFields: FieldMap = {
 export const routeScope = (companyId: number): SQL => eq(routes.company_id, companyId);
 
 /** The company's route with this id, or 404. */
-export async function loadRoute(db: Db, companyId: number, id: number): Promise<RouteRow> {
-  const [row] = await db.select().from(routes).where(and(routeScope(companyId), eq(routes.id, id)));
-  if (!row) throw notFound("Route");
-  return row;
-}
+export const loadRoute = (db: Db, companyId: number, id: number): Promise<RouteRow> => companyRow(db, routes, companyId, id, "Route");
 
 /** Driving order: `orderindex` (unset last), then id. */
 const drivingOrder = [sql`${deliveries.orderindex} is null`, asc(deliveries.orderindex), asc(deliveries.id)];

@@ -14,10 +14,11 @@
  *   one JSON parameter (`json_each`), so D1's 100-parameter limit never applies.
  */
 import { type SQL, and, eq, sql } from "drizzle-orm";
+import { companyRow } from "../db/company-row";
 import type { MultiPolygon } from "geojson";
 import { postalAreas, tourAreaMembers, tourAreas, users } from "../db/schema";
 import type { Db } from "../context";
-import { conflict, notFound, unprocessable } from "../errors";
+import { conflict, unprocessable } from "../errors";
 import { findPostalAreaForPoint, parseAreaGeometry, unionPostalAreas } from "../geo";
 import type { FieldMap } from "../lib/filters";
 import { type Envelope, type ListParams, listObjects } from "../db/list";
@@ -161,14 +162,7 @@ export async function presentTourAreas(ctx: AreaCtx, rows: TourAreaRow[]): Promi
   });
 }
 
-async function tourAreaRow(ctx: AreaCtx, id: number): Promise<TourAreaRow> {
-  const [row] = await ctx.db
-    .select()
-    .from(tourAreas)
-    .where(and(eq(tourAreas.id, id), eq(tourAreas.company_id, ctx.companyId)));
-  if (!row) throw notFound("Tour area");
-  return row;
-}
+const tourAreaRow = (ctx: AreaCtx, id: number): Promise<TourAreaRow> => companyRow(ctx.db, tourAreas, ctx.companyId, id, "Tour area");
 
 export async function getTourArea(ctx: AreaCtx, id: number): Promise<TourArea> {
   return (await presentTourAreas(ctx, [await tourAreaRow(ctx, id)]))[0];

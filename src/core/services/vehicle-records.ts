@@ -1,5 +1,6 @@
 /** Vehicles: input validation against the company's addresses and drivers, presentation. */
 import { and, eq } from "drizzle-orm";
+import { companyRow } from "../db/company-row";
 import { VEHICLE_CLASSES } from "../../solver/vehicle-classes";
 import { addresses, vehicles } from "../db/schema";
 import type { Db } from "../context";
@@ -109,11 +110,7 @@ export async function prepareVehicle(db: Db, companyId: number, input: VehicleIn
 export const listVehicles = (db: Db, companyId: number, query: ListParams) =>
   listObjects(db, { table: vehicles, scope: eq(vehicles.company_id, companyId), fields: vehicleFields, idColumn: vehicles.id, present: (rows: VehicleRow[]) => rows.map(presentVehicle) }, query);
 
-export async function getVehicle(db: Db, companyId: number, id: number): Promise<Vehicle> {
-  const [row] = await db.select().from(vehicles).where(and(eq(vehicles.id, id), eq(vehicles.company_id, companyId)));
-  if (!row) throw notFound("Vehicle");
-  return presentVehicle(row);
-}
+export const getVehicle = async (db: Db, companyId: number, id: number): Promise<Vehicle> => presentVehicle(await companyRow(db, vehicles, companyId, id, "Vehicle"));
 
 export async function createVehicle(db: Db, companyId: number, input: VehicleInput & { name: string }): Promise<Vehicle> {
   const values = await prepareVehicle(db, companyId, input);
@@ -127,8 +124,7 @@ export async function createVehicle(db: Db, companyId: number, input: VehicleInp
 /** Changes the given fields; nothing given answers the vehicle as stored. */
 export async function updateVehicle(db: Db, companyId: number, id: number, input: VehicleInput): Promise<Vehicle> {
   const where = and(eq(vehicles.id, id), eq(vehicles.company_id, companyId));
-  const [existing] = await db.select().from(vehicles).where(where);
-  if (!existing) throw notFound("Vehicle");
+  const existing = await companyRow(db, vehicles, companyId, id, "Vehicle");
   const values = await prepareVehicle(db, companyId, input);
   if (Object.keys(values).length === 0) return presentVehicle(existing);
   const [row] = await db.update(vehicles).set(values).where(where).returning();

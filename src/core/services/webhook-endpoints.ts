@@ -3,12 +3,13 @@
  * change, remove, inspect their delivery attempts, replay. Every change tells
  * the company's coordinator, which caches the enabled endpoints.
  */
-import { and, desc, eq, sql } from "drizzle-orm";
+import { desc, eq, sql } from "drizzle-orm";
+import { companyRow } from "../db/company-row";
 import type { Db } from "../context";
 import type { Envelope } from "../db/list";
 import { webhookDeliveries, webhooks } from "../db/schema";
 import type { Env } from "../env";
-import { notFound, unprocessable } from "../errors";
+import { unprocessable } from "../errors";
 import { normaliseDateTime } from "../lib/time";
 import { companyStub } from "./live";
 import { type WebhookRow, newSecret, rewindWebhook, webhookUrlProblem } from "./webhooks";
@@ -40,11 +41,7 @@ function assertUrl(env: Env, url: string) {
   if (problem) throw unprocessable(`url ${problem}`, "url");
 }
 
-export async function loadWebhook(db: Db, companyId: number, id: number): Promise<WebhookRow> {
-  const [row] = await db.select().from(webhooks).where(and(eq(webhooks.company_id, companyId), eq(webhooks.id, id)));
-  if (!row) throw notFound("Webhook");
-  return row;
-}
+export const loadWebhook = (db: Db, companyId: number, id: number): Promise<WebhookRow> => companyRow(db, webhooks, companyId, id, "Webhook");
 
 /** Registers an endpoint; it starts at the current end of the log (it gets what happens from now on; replay reaches back). */
 export async function createWebhook(env: Env, db: Db, companyId: number, input: WebhookInput): Promise<Webhook & { secret: string }> {
