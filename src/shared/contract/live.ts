@@ -1,4 +1,5 @@
 /** The company's live channel (contract.md §6): what the websocket sends the consoles and driver apps. */
+import type { Point } from "./geo";
 import type { ProofSummary } from "./proof";
 
 /** An event of the live channel; the event log and the webhooks carry the same payloads. */
@@ -14,7 +15,7 @@ export type LiveEvent =
       proof?: ProofSummary | null;
       proof_deleted?: { id: number; by: number; at: string };
     }
-  | { type: "driverposition"; driver_id: number; position: { type: "Point"; coordinates: [number, number] }; timestamp: string }
+  | { type: "driverposition"; driver_id: number; position: Point; timestamp: string }
   | { type: "eta"; route_id: number };
 
 /** A message on the socket: an event (with `event_id` when it is in the event log), or an answer to the client's own messages. */

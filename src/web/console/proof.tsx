@@ -18,10 +18,10 @@ function useAuthorisedImage(api: Api, url: string | null) {
     if (!url) return setSrc(null);
     let objectUrl: string | null = null;
     let live = true;
-    fetch(url, { headers: { authorization: `JWT ${api.token}` } })
-      .then((res) => (res.ok ? res.blob() : null))
-      .then((blob) => {
-        if (!blob || !live) return;
+    api
+      .downloadLink(url)
+      .then(({ blob }) => {
+        if (!live) return;
         objectUrl = URL.createObjectURL(blob);
         setSrc(objectUrl);
       })

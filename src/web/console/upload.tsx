@@ -7,6 +7,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { Alert } from "../shared/shell";
 import { type Api, errorText } from "../shared/api";
+import { saveFile } from "../shared/save-file";
 import { ProcessProgress, type ProcessView, startedProcess } from "./process";
 
 interface Skipped {
@@ -55,13 +56,8 @@ export function Upload({ api, process, onProcess }: { api: Api; process: Process
 
   const download = async () => {
     try {
-      const res = await fetch(link, { headers: { authorization: `JWT ${api.token}` } });
-      if (!res.ok) throw new Error(`The result spreadsheet could not be loaded (${res.status})`);
-      const a = document.createElement("a");
-      a.href = URL.createObjectURL(await res.blob());
-      a.download = `routes-${process!.id}.csv`;
-      a.click();
-      URL.revokeObjectURL(a.href);
+      const { blob, filename } = await api.downloadLink(link);
+      saveFile(blob, filename ?? `routes-${process!.id}.csv`);
     } catch (err) {
       setError(errorText(err));
     }

@@ -38,6 +38,8 @@ export interface Api {
   list<T>(path: string, q: object, query?: Record<string, unknown>): Promise<T[]>;
   /** A file the service answers (an export): its bytes and the name `Content-Disposition` gives it, if any. */
   download(path: string, query?: Record<string, unknown>): Promise<DownloadedFile>;
+  /** A file at an absolute link the service handed out (a result spreadsheet, a proof image), with the same token and refusals. */
+  downloadLink(url: string): Promise<DownloadedFile>;
 }
 
 export interface DownloadedFile {
@@ -113,6 +115,7 @@ export function createApi(token: string): Api {
     get: (path, query) => call("GET", `${base}${path}${queryString(query)}`, token),
     send: (method, path, body, query) => call(method, `${base}${path}${queryString(query)}`, token, body),
     download: (path, query) => fetchFile(`${base}${path}${queryString(query)}`, token),
+    downloadLink: (url) => fetchFile(url, token),
     /** Every page of a list (the service caps pages at 100). */
     async list<T>(path: string, q: object, query: Record<string, unknown> = {}) {
       const out: T[] = [];

@@ -40,6 +40,7 @@ export function Shell({ app, title, roles, children }: ShellProps) {
       send: (...a) => guard(inner.send(...a)),
       list: (...a) => guard(inner.list(...a)),
       download: (...a) => guard(inner.download(...a)),
+      downloadLink: (...a) => guard(inner.downloadLink(...a)),
     };
   }, [session]);
 
