@@ -147,6 +147,12 @@ function checkTour(
   };
   const vid = tour.vehicleId;
   const shift = v.shift ?? {};
+  if (v.maxStops !== undefined && tour.stops.length > v.maxStops) add({ code: "MAX_STOPS", message: `tour of ${vid} has ${tour.stops.length} stops, at most ${v.maxStops} allowed`, vehicleId: vid });
+  const skills = new Set(v.skills ?? []);
+  for (const s of tour.stops) {
+    const missing = (problem.jobs[jobIndex.get(s.jobId) ?? -1]?.skills ?? []).filter((k) => !skills.has(k));
+    if (missing.length) add({ code: "SKILLS", message: `${vid} lacks ${missing.join(", ")} for ${s.jobId}`, jobId: s.jobId, vehicleId: vid });
+  }
   if (tour.start < (shift.earliestStart ?? 0) - tol) add({ code: "SHIFT_START", message: `tour of ${vid} departs before its shift`, vehicleId: vid });
   if (shift.latestStart !== undefined && tour.start > shift.latestStart + tol) add({ code: "SHIFT_START", message: `tour of ${vid} departs after its latest start`, vehicleId: vid });
 

@@ -1,5 +1,5 @@
 import type { Instance, VehicleModel } from "./model";
-import { UNBOUNDED } from "./model";
+import { UNBOUNDED, serves } from "./model";
 import { EPS } from "./segment";
 import type { SolutionState } from "./state";
 import type { UnassignedJob } from "./types";
@@ -24,6 +24,10 @@ export function diagnose(inst: Instance, state: SolutionState, unit: number): Un
   for (const r of probe.routes.slice()) probe.removeTour(r);
   const fitsAlone = probe.bestPlacement(unit, null, 0, true) !== null;
   if (fitsAlone) {
+    const takers = state.routes.filter((r) => members.every((n) => serves(inst, r.vehicle, n)));
+    if (takers.length > 0 && state.routes.length >= inst.maxTours && takers.every((r) => r.nodes.length + members.length > r.vehicle.maxStops)) {
+      return result("MAX_STOPS", `every tour that may take it has its stops used up (at most ${Math.max(...takers.map((r) => r.vehicle.maxStops))}); raise the vehicles' stop limit or add a vehicle`);
+    }
     return result(
       "FLEET",
       `feasible on its own, but no tour can take it: allow more tours than ${inst.maxTours}, add a vehicle, or widen its time window`,
@@ -45,11 +49,16 @@ export function diagnose(inst: Instance, state: SolutionState, unit: number): Un
 
 function explainSingle(inst: Instance, node: number): [UnassignedJob["reason"], string] | null {
   const dims = inst.dims;
+  const able = inst.vehicles.filter((v) => serves(inst, v, node));
+  if (able.length === 0) {
+    const needs = inst.skillNames.filter((_, i) => inst.requires[node] & (1 << i));
+    return ["SKILLS", `needs ${needs.join(", ")}, which no vehicle has all of; give a vehicle (or its driver) these skills, or drop the requirement`];
+  }
   let capacityShort = Infinity;
   let capacityDim = 0;
   for (let d = 0; d < dims; d++) {
     const q = Math.max(inst.plain[node * dims + d], Math.abs(inst.delta[node * dims + d]));
-    const cap = Math.max(...inst.vehicles.map((v) => v.capacity[d]));
+    const cap = Math.max(...able.map((v) => v.capacity[d]));
     if (q > cap + EPS && q - cap < capacityShort) {
       capacityShort = q - cap;
       capacityDim = d;
@@ -62,7 +71,7 @@ function explainSingle(inst: Instance, node: number): [UnassignedJob["reason"], 
   let late = Infinity;
   let overShift = Infinity;
   let overDuration = Infinity;
-  for (const v of inst.vehicles) {
+  for (const v of able) {
     const out = travel(v, 0, node);
     const back = v.open ? 0 : travel(v, node, 0);
     const arrival = v.earliestStart + out;

@@ -1,5 +1,5 @@
 import type { Budget } from "./budget";
-import type { Instance } from "./model";
+import { type Instance, UNBOUNDED } from "./model";
 import { joinPenalised, LocalSearch, type Penalty, penalisedCost } from "./local-search";
 import type { Random } from "./random";
 import type { Route } from "./route";
@@ -94,6 +94,8 @@ export function hgsApplies(state: SolutionState): boolean {
   const inst = state.inst;
   if (state.types.length !== 1 || state.unassigned.length > 0 || state.scope) return false;
   for (const members of inst.units) if (members.length > 1) return false;
+  // Crossovers do not count stops: tours with a stop limit stay with the ruin and recreate.
+  if (inst.vehicles.some((v) => v.maxStops < UNBOUNDED)) return false;
   return state.routes.length > 0;
 }
 

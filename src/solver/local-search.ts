@@ -58,6 +58,7 @@ export function joinCost(x: Route, i: number, mid: ArrayLike<number>, from: numb
   const v = x.vehicle;
   const yLen = y.nodes.length;
   if (i === 0 && from === to && j === yLen) return 0;
+  if (i + to - from + yLen - j > v.maxStops) return Infinity;
   let dur = x.fDur[i];
   let warp = x.fWarp[i];
   let early = x.fEarly[i];
@@ -73,6 +74,7 @@ export function joinCost(x: Route, i: number, mid: ArrayLike<number>, from: numb
   let last = i > 0 ? x.nodes[i - 1] : 0;
   for (let m = from; m < to; m++) {
     const node = mid[m];
+    if ((inst.requires[node] & ~v.skills) !== 0) return Infinity;
     const t = x.time(last, node);
     merge(dur, warp, early, late, t, inst.service[node], 0, inst.ready[node], inst.due[node]);
     if (seg.timeWarp > EPS) return Infinity;
@@ -111,9 +113,10 @@ export interface Penalty {
 }
 
 /**
- * `joinCost` in the penalised space: the same piece, never Infinity, its
- * violations priced by `w` instead (time warp and duration excess, load
- * excess of every dimension).
+ * `joinCost` in the penalised space: the same piece, its violations priced
+ * by `w` instead (time warp and duration excess, load excess of every
+ * dimension); only what no price makes right (a job the vehicle may not
+ * serve, stops beyond its limit) is still Infinity.
  */
 export function joinPenalised(x: Route, i: number, mid: ArrayLike<number>, from: number, to: number, y: Route, j: number, w: Penalty, bound = Infinity): number {
   const inst = x.inst;
@@ -121,6 +124,7 @@ export function joinPenalised(x: Route, i: number, mid: ArrayLike<number>, from:
   const v = x.vehicle;
   const yLen = y.nodes.length;
   if (i === 0 && from === to && j === yLen) return 0;
+  if (i + to - from + yLen - j > v.maxStops) return Infinity;
   // Legs read straight from the matrices (Route.time / Route.dist add a branch and two property chains per leg).
   const durations = v.durations;
   const distances = v.distances;
@@ -151,6 +155,7 @@ export function joinPenalised(x: Route, i: number, mid: ArrayLike<number>, from:
   const due = inst.due;
   for (let m = from; m < to; m++) {
     const node = mid[m];
+    if ((inst.requires[node] & ~v.skills) !== 0) return Infinity;
     const t = durations.at(last, node) * scale;
     // merge(dur, warp, early, late, t, service, 0, ready, due) of segment.ts, written out (no call per job of the piece).
     const delta = dur - warp + t;

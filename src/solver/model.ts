@@ -13,6 +13,12 @@ import type { Problem, TravelMatrix, Vehicle, VehicleClassId } from "./types";
 /** Stand-in for "no limit" that keeps segment arithmetic free of Infinity - Infinity. */
 export const UNBOUNDED = 1e15;
 
+/** Distinct skills the jobs of one problem may require: one bit each of a 32-bit mask. */
+export const MAX_SKILLS = 31;
+
+/** Whether vehicle `v` has every skill that `node` needs. */
+export const serves = (inst: Instance, v: VehicleModel, node: number): boolean => (inst.requires[node] & ~v.skills) === 0;
+
 /** A vehicle compiled for the search. Node 0 is the depot, node i is job i - 1. */
 export interface VehicleModel {
   index: number;
@@ -38,6 +44,10 @@ export interface VehicleModel {
   maxDuration: number;
   /** Per load dimension; UNBOUNDED when not limited. */
   capacity: Float64Array;
+  /** The skills it has, as bits of `Instance.skillNames` (only skills some job needs count). */
+  skills: number;
+  /** Stops its tour may have; UNBOUNDED when not limited. */
+  maxStops: number;
   fixedCost: number;
   costPerMetre: number;
   costPerWaitSecond: number;
@@ -58,6 +68,10 @@ export interface Instance {
   plain: Float64Array;
   /** Change of load on board at the node, per node x dimension. */
   delta: Float64Array;
+  /** Skills each node needs, as bits of `skillNames` (0: none). */
+  requires: Int32Array;
+  /** The distinct skills jobs need, bit i = skillNames[i]. */
+  skillNames: string[];
   /** Pickup <-> delivery partner node, or -1. */
   partner: Int32Array;
   /** 1 = pickup of a pair, 2 = delivery of a pair, 0 = plain job. */
@@ -109,6 +123,12 @@ export function compile(problem: Problem): Instance {
   );
   if (dims > 3) throw new Error("at most three load dimensions are supported");
 
+  // Skills as bits: only those some job needs matter (a vehicle's others change nothing).
+  const skillNames = [...new Set(jobs.flatMap((j) => j.skills ?? []))].sort();
+  if (skillNames.length > MAX_SKILLS) throw new Error(`at most ${MAX_SKILLS} distinct skills may be required by the jobs of one problem (got ${skillNames.length})`);
+  const skillBit = new Map(skillNames.map((s, i) => [s, 1 << i]));
+  const maskOf = (skills: readonly string[] | undefined) => (skills ?? []).reduce((m, s) => m | (skillBit.get(s) ?? 0), 0);
+
   // The embedded distances are shared by all classes; build them once, lazily.
   let embedded: Matrix | undefined;
   const embeddedDistances = () => (embedded ??= embeddedMatrix(problemPoints(problem)));
@@ -150,6 +170,8 @@ export function compile(problem: Problem): Instance {
       latestEnd: shift?.latestEnd ?? UNBOUNDED,
       maxDuration: v.maxTourDuration ?? UNBOUNDED,
       capacity,
+      skills: maskOf(v.skills),
+      maxStops: v.maxStops ?? UNBOUNDED,
       fixedCost: costs?.fixed ?? 0,
       costPerMetre: (costs?.perKm ?? 1) / 1000,
       costPerWaitSecond: (costs?.perWaitingHour ?? 0) / 3600,
@@ -165,6 +187,8 @@ export function compile(problem: Problem): Instance {
       model.latestEnd,
       model.maxDuration,
       [...capacity],
+      model.skills,
+      model.maxStops,
       model.fixedCost,
       model.costPerMetre,
       model.costPerWaitSecond,
@@ -181,6 +205,7 @@ export function compile(problem: Problem): Instance {
   const partner = new Int32Array(size).fill(-1);
   const pairRole = new Uint8Array(size);
   const priority = new Float64Array(size);
+  const requires = new Int32Array(size);
   const invalid = new Map<number, string>();
   const indexOf = new Map<string, number>();
   jobs.forEach((j, i) => {
@@ -195,6 +220,7 @@ export function compile(problem: Problem): Instance {
     ready[node] = j.timeWindow?.start ?? -UNBOUNDED;
     due[node] = j.timeWindow?.end ?? UNBOUNDED;
     priority[node] = j.priority ?? 0;
+    requires[node] = maskOf(j.skills);
     if (j.pickup !== undefined) {
       const p = indexOf.get(j.pickup);
       if (p === undefined || p === node || partner[p] !== -1 || jobs[p - 1].pickup !== undefined) {
@@ -284,6 +310,8 @@ export function compile(problem: Problem): Instance {
     due,
     plain,
     delta,
+    requires,
+    skillNames,
     partner,
     pairRole,
     priority,

@@ -27,6 +27,7 @@ export function twoOptStarCost(a: Route, i: number, b: Route, j: number): number
 /** Cost of prefix(x, i) + suffix(y, j) on x's vehicle, or Infinity. */
 function tailJoin(x: Route, i: number, y: Route, j: number): number {
   const v = x.vehicle;
+  if (i + y.nodes.length - j > v.maxStops) return Infinity;
   for (let d = 0; d < x.dims; d++) {
     const ki = i * x.dims + d;
     const kj = j * x.dims + d;
@@ -48,7 +49,7 @@ function tailJoin(x: Route, i: number, y: Route, j: number): number {
 /** Penalty of prefix(x, i) + suffix(y, j) on x's vehicle (for the squeeze). */
 export function tailJoinPenalty(x: Route, i: number, y: Route, j: number): number {
   const v = x.vehicle;
-  let penalty = 0;
+  let penalty = Math.max(0, i + y.nodes.length - j - v.maxStops);
   for (let d = 0; d < x.dims; d++) {
     const ki = i * x.dims + d;
     const kj = j * x.dims + d;

@@ -1,5 +1,5 @@
 import type { Budget } from "./budget";
-import { UNBOUNDED } from "./model";
+import { UNBOUNDED, serves } from "./model";
 import { applyTwoOptStar, movable, randomMoves, tailJoinPenalty } from "./moves";
 import type { Random } from "./random";
 import type { Route } from "./route";
@@ -254,6 +254,7 @@ function findEjection(state: SolutionState, node: number, penalty: Int32Array, r
     nodesLeft: SEARCH_NODES,
   };
   for (const route of rng.shuffle(near ? nearTours(state, node, near) : state.routes.slice())) {
+    if (!serves(inst, route.vehicle, node)) continue;
     search.route = route;
     const len = route.nodes.length;
     // Load after the insertion, for tours without pairs (checked exactly otherwise).
@@ -298,7 +299,8 @@ function ejectionStep(s: EjectionSearch, j: number, dur: number, warp: number, e
     const o = j - 1;
     const first = o < len ? nodes[o] : -1;
     merge(dur, warp, early, late, route.time(last, first), route.bDur[o], route.bWarp[o], route.bEarly[o], route.bLate[o]);
-    if (seg.timeWarp <= EPS && seg.duration <= v.maxDuration + EPS && ejectedLoadFits(s) && (!route.hasPairs || pairLoadFits(route, nodes, p, node, s.ejected))) {
+    const stopsFit = len + 1 - s.ejected.length <= v.maxStops;
+    if (stopsFit && seg.timeWarp <= EPS && seg.duration <= v.maxDuration + EPS && ejectedLoadFits(s) && (!route.hasPairs || pairLoadFits(route, nodes, p, node, s.ejected))) {
       if (pen > best.penalty) return;
       const distance = dist + route.dist(last, first) + route.bDist[o] - route.distance;
       if (pen < best.penalty || distance < best.distance - EPS) {

@@ -297,10 +297,12 @@ export class Route {
     const travel = this.fTravel[len] + tEnd;
     this.waiting = Math.max(0, this.duration - travel - this.fService[len]);
     this.warp = seg.timeWarp + Math.max(0, this.duration - v.maxDuration);
-    let overload = 0;
+    let overload = Math.max(0, len - v.maxStops);
     for (let d = 0; d < dims; d++) {
       overload += Math.max(0, this.fPlain[len * dims + d] + this.fPeak[len * dims + d] - v.capacity[d]);
     }
+    // A job this vehicle may not serve (a warm start, a crossover's tour) counts like a unit of excess load.
+    if (inst.skillNames.length > 0) for (const node of nodes) if ((inst.requires[node] & ~v.skills) !== 0) overload++;
     this.overload = overload;
     const penalty = this.warp + overload;
     this.penalty = penalty;
@@ -354,12 +356,14 @@ export class Route {
   /**
    * Cost increase of inserting `node` before position p (0..length), or
    * Infinity when infeasible. Capacity, windows, shift and max duration are
-   * all checked in O(dims); `loads` = false skips capacity (for SWAP*, where
-   * another job leaves the tour).
+   * all checked in O(dims), and the vehicle's skills and stops; `loads` =
+   * false skips capacity (for SWAP*, where another job leaves the tour, and
+   * the penalised recreate); `leaving` jobs leave the tour at the same time.
    */
-  insertionCost(node: number, p: number, bound = Infinity, loads = true): number {
+  insertionCost(node: number, p: number, bound = Infinity, loads = true, leaving = 0): number {
     const { inst, vehicle: v, dims, nodes } = this;
     const len = nodes.length;
+    if ((inst.requires[node] & ~v.skills) !== 0 || len - leaving >= v.maxStops) return Infinity;
     const a = p > 0 ? nodes[p - 1] : 0;
     const b = p < len ? nodes[p] : -1;
     const addDist = this.dist(a, node) + this.dist(node, b) - (len > 0 ? this.dist(a, b) : 0);
@@ -390,6 +394,7 @@ export class Route {
    */
   hasRoomFor(node: number): boolean {
     const { inst, vehicle: v, dims } = this;
+    if ((inst.requires[node] & ~v.skills) !== 0 || this.nodes.length >= v.maxStops) return false;
     const end = this.nodes.length * dims;
     for (let d = 0; d < dims; d++) if (this.fPlain[end + d] + inst.plain[node * dims + d] > v.capacity[d] + EPS) return false;
     return true;
@@ -424,6 +429,7 @@ export class Route {
     const { inst, vehicle: v, dims, nodes } = this;
     const len = nodes.length;
     if (node < 0 && i === 0 && j === len) return -this.cost;
+    if (node >= 0 && ((inst.requires[node] & ~v.skills) !== 0 || len - (j - i) + 1 > v.maxStops)) return Infinity;
     for (let d = 0; d < dims; d++) {
       const ki = i * dims + d;
       const kj = j * dims + d;
@@ -463,7 +469,7 @@ export class Route {
    */
   joinPenalty(i: number, j: number, node: number): number {
     const { inst, vehicle: v, dims, nodes } = this;
-    let penalty = 0;
+    let penalty = Math.max(0, nodes.length - (j - i) + (node >= 0 ? 1 : 0) - v.maxStops) + (node >= 0 && (inst.requires[node] & ~v.skills) !== 0 ? 1 : 0);
     for (let d = 0; d < dims; d++) {
       const ki = i * dims + d;
       const kj = j * dims + d;

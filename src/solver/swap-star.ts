@@ -88,7 +88,8 @@ function cheapestInsertions(from: Route, into: Route, base: number): void {
       topPos[k + t] = -1;
     }
     for (let p = into.firstPosition(nodes[i]), last = into.lastPosition(nodes[i]); p <= last; p++) {
-      const c = into.insertionCost(nodes[i], p, topCost[k + TOP - 1], false);
+      // A job of `into` leaves in exchange: its stops stay as many.
+      const c = into.insertionCost(nodes[i], p, topCost[k + TOP - 1], false, 1);
       if (c >= topCost[k + TOP - 1]) continue;
       let t = TOP - 1;
       while (t > 0 && topCost[k + t - 1] > c) {

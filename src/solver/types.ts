@@ -68,6 +68,8 @@ export interface Job {
   pickup?: string;
   /** Jobs sharing a group id are all served on one tour (or all unassigned). */
   group?: string;
+  /** Skills the vehicle serving the job must have (e.g. "refrigerated", "tail-lift"), default none. */
+  skills?: readonly string[];
 }
 
 export interface Shift {
@@ -109,6 +111,10 @@ export interface Vehicle {
   costs?: VehicleCosts;
   /** Multiplies all travel times of this vehicle (default 1). */
   travelTimeFactor?: number;
+  /** What this vehicle (with its driver) can do: it serves only jobs whose `skills` it all has. */
+  skills?: readonly string[];
+  /** At most this many stops on its tour (default no limit). */
+  maxStops?: number;
 }
 
 /**
@@ -268,6 +274,8 @@ export type UnassignedReason =
   | "MAX_DURATION" // serving it alone exceeds every vehicle's max tour duration
   | "PICKUP_DELIVERY" // the pair cannot be served in order on one tour
   | "GROUP" // the group does not fit on one tour
+  | "SKILLS" // no vehicle has every skill the job needs
+  | "MAX_STOPS" // every vehicle that may serve it has its stops used up
   | "FLEET" // feasible alone, but no tour/vehicle left to take it
   | "INVALID"; // bad input (e.g. unknown pickup id)
 
@@ -322,6 +330,8 @@ export interface Violation {
     | "MAX_DURATION"
     | "PICKUP_DELIVERY"
     | "GROUP"
+    | "SKILLS"
+    | "MAX_STOPS"
     | "FIX_ORDER"
     | "SCHEDULE"
     | "TOTALS";
