@@ -103,6 +103,23 @@ describe("uploads", () => {
     expect((await co.api("POST", `/batchrouting/${res.body.process_id}`)).status).toBe(409);
   });
 
+  it("reads the second and third loads and the required skills (a comma list) of each row; a bad skill name rejects the row", async () => {
+    const co = await createCompany();
+    const csv = [
+      "custom_id;PLZ;Ort;load;volume;paletten;skills",
+      'S-1;10115;Berlin;2;3;1;"Refrigerated, tail-lift"',
+      "S-2;10243;Berlin;1;;;",
+      "S-3;10245;Berlin;1;;;cold!",
+    ].join("\n");
+    const res = await upload(co, "/upload/deliveryonly", [{ name: "skills.csv", body: csv }]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.num_created).toBe(2);
+    expect(res.body.vague_addresses).toMatchObject([{ row: 4, message: expect.stringMatching(/cold! is not a skill name/) }]);
+    const [first, second] = await Promise.all(res.body.delivery_ids.map((id: number) => co.api("GET", `/delivery/${id}`)));
+    expect(first.body).toMatchObject({ custom_id: "S-1", load: 2, load_2: 3, load_3: 1, required_skills: ["refrigerated", "tail-lift"] });
+    expect(second.body).toMatchObject({ custom_id: "S-2", load: 1, load_2: null, load_3: null, required_skills: [] });
+  });
+
   it("onestep imports an XLSX file, routes it, stores the result spreadsheet and emails its link", async () => {
     const co = await createCompany();
     const res = await upload(co, "/upload/onestep?num_vehicles=2", [{ name: "plan.xlsx", body: await workbook() }], "planner@example.com");

@@ -44,6 +44,8 @@ describe("vehicles", () => {
       departure_time_to: "09:00:00+01:00",
       return_time_to: "18:00:00+01:00",
       max_tour_duration: 480,
+      max_stops: 40,
+      skills: ["refrigerated", "tail-lift"],
       co2e_g_per_km: 250.5,
       active: false,
     };
@@ -74,6 +76,8 @@ describe("vehicles", () => {
       departure_time_to: null,
       return_time_to: null,
       max_tour_duration: null,
+      max_stops: null,
+      skills: [],
       co2e_g_per_km: null,
       active: true,
     });

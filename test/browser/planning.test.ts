@@ -112,6 +112,7 @@ describe("planning in the console", () => {
     await form.getByLabel("To", { exact: true }).fill("12:00");
     await form.getByLabel("Reference").fill("P-new");
     await form.getByLabel("Notes for the driver").fill("Klingel defekt");
+    await form.getByLabel(/Needs skills/).fill("Refrigerated, tail-lift");
     await form.getByLabel("Notify the customer of the arrival time").check();
     await form.getByLabel("by email").uncheck();
     await form.getByLabel("by SMS").check();
@@ -132,12 +133,17 @@ describe("planning in the console", () => {
       pdt_from: `${tomorrow}T13:00:00Z`,
       pdt_to: `${tomorrow}T15:00:00Z`,
       notes: "Klingel defekt",
+      required_skills: ["refrigerated", "tail-lift"],
       notify_customer: true,
       notify_customer_email: false,
       notify_customer_sms: true,
     });
     // The delivery event brought it into the open list.
     await expect.poll(() => page.locator(`[data-testid=open-deliveries] input[data-delivery-id="${created[0].id}"]`).count()).toBe(1);
+    // Its skills show beside it as tags.
+    const row = page.locator("[data-testid=open-deliveries] li").filter({ has: page.locator(`input[data-delivery-id="${created[0].id}"]`) });
+    expect(await row.locator(".skill").allTextContents()).toEqual(["refrigerated", "tail-lift"]);
+    await row.screenshot({ path: `${SHOTS}/console-delivery-skills.png` });
     expect(await notReloaded()).toBe(true);
     openIds.push(created[0].id);
 
@@ -146,6 +152,7 @@ describe("planning in the console", () => {
     const edit = page.getByTestId("delivery-form");
     expect(await edit.getByLabel("From", { exact: true }).inputValue()).toBe("14:00");
     expect(await edit.getByLabel("Reference").inputValue()).toBe("P-new");
+    expect(await edit.getByLabel(/Needs skills/).inputValue()).toBe("refrigerated, tail-lift");
     await edit.getByLabel("Notes for the driver").fill("Bitte beim Nachbarn");
     await edit.getByRole("button", { name: "Save delivery" }).click();
     await expect.poll(() => edit.count()).toBe(0);

@@ -37,6 +37,8 @@ export const companies = sqliteTable("companies", {
   proof_retention_days: integer("proof_retention_days").notNull().default(90),
   /** The customer's tracking page shows the proof's photo and signature (time-limited signed links). */
   proof_on_tracking_page: integer("proof_on_tracking_page", { mode: "boolean" }).notNull().default(false),
+  /** Service minutes of a delivery without `els`, by `deliverytype_id` (keys as strings); a type not listed: 0. */
+  service_minutes_by_type: text("service_minutes_by_type", { mode: "json" }).$type<Partial<Record<string, number>>>().notNull().default(sql`'{}'`),
   created_at: text("created_at").notNull().default(now),
 });
 
@@ -60,6 +62,8 @@ export const users = sqliteTable(
     mobilenr: text("mobilenr"),
     htmlcolor: text("htmlcolor"),
     vehicle: text("vehicle"),
+    /** A driver's skills ("adr", "two-person"): they count for the vehicle the driver drives (docs/features/skills-and-loads.md). */
+    skills: text("skills", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     status: integer("status"),
     /** Device identifier given at driver activation. */
     imei: text("imei"),
@@ -157,6 +161,10 @@ export const vehicles = sqliteTable(
     departure_time_to: text("departure_time_to"),
     return_time_to: text("return_time_to"),
     max_tour_duration: integer("max_tour_duration"),
+    /** Stops a tour of this vehicle may have; null: no limit. */
+    max_stops: integer("max_stops"),
+    /** What the vehicle can do ("refrigerated", "tail-lift"): it serves only deliveries whose `required_skills` it (with its driver) has. */
+    skills: text("skills", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     /** Emission factor of this vehicle, g CO2e per km (well-to-wheel); null: its class's default (domain/day-report.ts). */
     co2e_g_per_km: real("co2e_g_per_km"),
     active: integer("active", { mode: "boolean" }).notNull().default(true),
@@ -226,6 +234,11 @@ export const deliveries = sqliteTable(
     deliverprio: integer("deliverprio"),
     orderindex: integer("orderindex"),
     load: integer("load"),
+    /** Loads of the second and third kind, against the vehicle's `capacity_2` and `capacity_3`. */
+    load_2: integer("load_2"),
+    load_3: integer("load_3"),
+    /** Skills the vehicle or its driver must have to serve it. */
+    required_skills: text("required_skills", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     notes: text("notes"),
     custom_id: text("custom_id"),
     custom_tour: text("custom_tour"),

@@ -13,6 +13,7 @@ import { DEFAULT_SPEED_FACTORS, type Job, type Problem, type Solution, type Tour
 import { addDays, dayAt, instantOf, wallClockAt } from "../../shared/wall-clock";
 import { formatDateTime, parseDateTime, timeOfDayOn } from "../lib/time";
 import { etaSpread } from "./eta";
+import { missingSkills, skillSet } from "./skills";
 
 /** What a routing process needs, stored with the process so a queue consumer can run it later. */
 export interface RoutingParams {
@@ -39,6 +40,10 @@ export interface RoutingParams {
   driverIds: number[];
   /** Tour area id -> the driver bound to it (usearea). */
   areaDrivers?: Record<string, number | null>;
+  /** Driver id -> its skills, for the drivers that have any (read at request time). */
+  driverSkills?: Record<string, string[]>;
+  /** Service minutes of a delivery without `els`, by `deliverytype_id` (the company's setting at request time). */
+  serviceMinutesByType?: Partial<Record<string, number>>;
   timeBudgetMs: number;
   /** The company's time zone: the traffic profile follows its wall clock (absent in plans stored before it was kept: UTC). */
   timeZone?: string;
@@ -80,6 +85,8 @@ export interface VehicleSpec {
   return_time_to?: string | null;
   /** Minutes. */
   max_tour_duration?: number | null;
+  max_stops?: number | null;
+  skills?: string[];
   driver_id?: number | null;
 }
 
@@ -92,6 +99,10 @@ export interface PlannedDelivery {
   /** Minutes. */
   els: number | null;
   load: number | null;
+  load_2?: number | null;
+  load_3?: number | null;
+  required_skills?: string[];
+  deliverytype_id?: number | null;
   deliverprio: number | null;
   pickup_ref_id: number | null;
   postalcode: string | null;
@@ -120,6 +131,40 @@ const onPlanningDay = (stored: string, origin: number, params: RoutingParams, da
 
 const toSeconds = (iso: string, origin: number) => (parseDateTime(iso) ?? 0) / 1000 - origin;
 
+/**
+ * The fleet of a run: the given vehicles, else identical ones; with
+ * `assign_drivers`, identical vehicle i is the i-th available driver's (so
+ * that driver's skills count for it and its tour goes to that driver).
+ */
+export function fleetOf(params: RoutingParams): VehicleSpec[] {
+  return (
+    params.vehicles ??
+    Array.from({ length: params.numVehicles }, (_, i) => ({
+      name: `Vehicle ${i + 1}`,
+      capacity_1: params.vehcapacities?.length ? params.vehcapacities[Math.min(i, params.vehcapacities.length - 1)] : null,
+      ...(params.assignDrivers && i < params.driverIds.length ? { driver_id: params.driverIds[i] } : {}),
+    }))
+  );
+}
+
+/** What a vehicle's tour can serve: its own skills and, with `assign_drivers`, those of the available driver bound to it. */
+export function fleetSkills(spec: VehicleSpec, params: RoutingParams): string[] {
+  const driver = spec.driver_id ?? null;
+  const driverSkills = params.assignDrivers && driver !== null && params.driverIds.includes(driver) ? (params.driverSkills?.[String(driver)] ?? []) : [];
+  return skillSet([...(spec.skills ?? []), ...driverSkills]);
+}
+
+/** Service seconds of a delivery: its own `els`, else its type's default, else none. */
+const serviceSeconds = (d: PlannedDelivery, params: RoutingParams) =>
+  (d.els ?? (d.deliverytype_id !== null && d.deliverytype_id !== undefined ? params.serviceMinutesByType?.[String(d.deliverytype_id)] : undefined) ?? 0) * 60;
+
+/** The three loads of a delivery, without trailing zeros (a plan without second and third loads stays one-dimensional). */
+function loadsOf(d: PlannedDelivery): number[] {
+  const load = [d.load ?? 0, d.load_2 ?? 0, d.load_3 ?? 0];
+  while (load.length && load[load.length - 1] === 0) load.pop();
+  return load;
+}
+
 function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number, origin: number): Vehicle {
   const capacity = [spec.capacity_1, spec.capacity_2, spec.capacity_3].map((c) => c ?? Infinity);
   while (capacity.length && capacity[capacity.length - 1] === Infinity) capacity.pop();
@@ -138,7 +183,9 @@ function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number, o
       ...(back !== undefined ? { latestEnd: back < (from ?? 0) ? onPlanningDay(spec.return_time_to!, origin, params, 1) : back } : {}),
     },
     ...(spec.max_tour_duration ? { maxTourDuration: spec.max_tour_duration * 60 } : {}),
+    ...(spec.max_stops ? { maxStops: spec.max_stops } : {}),
     ...(capacity.length ? { capacity } : {}),
+    skills: fleetSkills(spec, params),
     costs: {
       fixed: spec.daily_rate ?? 0,
       perKm: spec.km_rate ?? 1,
@@ -160,24 +207,19 @@ export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[
     return {
       id: String(d.id),
       location: { lat: d.lat, lon: d.lng },
-      service: (d.els ?? 0) * 60,
+      service: serviceSeconds(d, params),
       ...(from || to ? { timeWindow: { start: from ? toSeconds(from, origin) : 0, end: to ? toSeconds(to, origin) : 10 * DAY } } : {}),
-      ...(d.load ? { load: [d.load] } : {}),
+      ...(loadsOf(d).length ? { load: loadsOf(d) } : {}),
+      ...(d.required_skills?.length ? { skills: d.required_skills } : {}),
       ...(d.deliverprio ? { priority: d.deliverprio } : {}),
       ...(d.pickup_ref_id && inSet.has(d.pickup_ref_id) ? { pickup: String(d.pickup_ref_id) } : {}),
       ...(params.preclustered && d.custom_tour ? { group: `tour:${d.custom_tour}` } : params.useArea && d.areaId ? { group: `area:${d.areaId}` } : {}),
     };
   });
-  const specs: VehicleSpec[] =
-    params.vehicles ??
-    Array.from({ length: params.numVehicles }, (_, i) => ({
-      name: `Vehicle ${i + 1}`,
-      capacity_1: params.vehcapacities?.length ? params.vehcapacities[Math.min(i, params.vehcapacities.length - 1)] : null,
-    }));
   return {
     depot: { lat: params.depot.lat, lon: params.depot.lng },
     jobs,
-    vehicles: specs.map((s) => vehicleOf(s, params, earliest, origin)),
+    vehicles: fleetOf(params).map((s) => vehicleOf(s, params, earliest, origin)),
     numVehicles: params.numVehicles,
     fixOrder: params.fixOrder,
     ...(params.relax && params.relax.minutes > 0
@@ -257,26 +299,27 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
   const freeDrivers = [...params.driverIds];
   const claimed = new Set<number>();
   const tours = solution.tours.filter((t) => t.stops.length > 0);
-  const vehicleDriver = new Map((params.vehicles ?? []).map((v) => [v.name, v.driver_id ?? null]));
+  const fleet = new Map(fleetOf(params).map((v) => [v.name, v]));
 
-  // Tours of a tour area go to that area's driver first; others take the remaining available drivers.
-  const driverFor = (tour: Tour, areaDriver: number | null) => {
+  // Tours of a tour area go to that area's driver first, then to the vehicle's driver; others take the remaining
+  // available drivers. A driver takes a tour only with every skill it needs that its vehicle lacks.
+  const driverFor = (tour: Tour, areaDriver: number | null, stops: PlannedDelivery[]) => {
     if (!params.assignDrivers) return null;
-    for (const candidate of [areaDriver, vehicleDriver.get(tour.vehicleId) ?? null]) {
-      if (candidate !== null && !claimed.has(candidate) && params.driverIds.includes(candidate)) return candidate;
+    const vehicle = fleet.get(tour.vehicleId);
+    const needed = missingSkills(skillSet(stops.flatMap((d) => d.required_skills ?? [])), vehicle?.skills ?? []);
+    const able = (driver: number) => missingSkills(needed, params.driverSkills?.[String(driver)] ?? []).length === 0;
+    for (const candidate of [areaDriver, vehicle?.driver_id ?? null]) {
+      if (candidate !== null && !claimed.has(candidate) && params.driverIds.includes(candidate) && able(candidate)) return candidate;
     }
-    while (freeDrivers.length) {
-      const next = freeDrivers.shift()!;
-      if (!claimed.has(next)) return next;
-    }
-    return null;
+    const next = freeDrivers.findIndex((d) => !claimed.has(d) && able(d));
+    return next < 0 ? null : freeDrivers.splice(next, 1)[0];
   };
 
   return tours.map((tour, i) => {
     const stopsOf = tour.stops.map((s) => byId.get(s.jobId)!);
     const area = stopsOf.find((d) => d.areaId)?.areaId;
     const areaDriver = params.useArea && area ? (params.areaDrivers?.[String(area)] ?? null) : null;
-    const driver = driverFor(tour, areaDriver);
+    const driver = driverFor(tour, areaDriver, stopsOf);
     if (driver !== null) claimed.add(driver);
     const service = tour.stops.reduce((sum, s) => sum + (s.departure - s.serviceStart), 0);
     // The latest start keeping every window: the smallest slack between service start and window end.

@@ -5,6 +5,7 @@
  */
 import { excelSerialToIso } from "../lib/spreadsheet";
 import type { Sheet } from "../lib/spreadsheet";
+import { MAX_SKILLS_PER_RECORD, SKILL_PATTERN, parseSkillList } from "./skills";
 
 export interface UploadRow {
   /** 1-based row number in the file (the header is row 1). */
@@ -27,6 +28,10 @@ export interface UploadRow {
   pdt_to?: string;
   els?: number;
   load?: number;
+  load_2?: number;
+  load_3?: number;
+  /** A cell such as `refrigerated, tail-lift`. */
+  required_skills?: string[];
   notes?: string;
   /** The parcel's barcode or QR code, checked by the driver at the door. */
   scancode?: string;
@@ -51,7 +56,10 @@ const ALIASES: Record<string, keyof Omit<UploadRow, "row">> = {
   pdt_from: "pdt_from", from: "pdt_from", von: "pdt_from",
   pdt_to: "pdt_to", to: "pdt_to", bis: "pdt_to",
   els: "els", service: "els", standzeit: "els",
-  load: "load", menge: "load", gewicht: "load",
+  load: "load", load_1: "load", menge: "load", gewicht: "load",
+  load_2: "load_2", volume: "load_2", volumen: "load_2",
+  load_3: "load_3", pallets: "load_3", paletten: "load_3",
+  required_skills: "required_skills", skills: "required_skills", anforderungen: "required_skills",
   notes: "notes", notiz: "notes", bemerkung: "notes",
   tour: "tour", custom_tour: "tour",
   scancode: "scancode", barcode: "scancode", sendungsnummer: "scancode", paketnummer: "scancode",
@@ -66,7 +74,7 @@ export function rowAddress(row: { [K in keyof RowAddress]?: string | null }): Ro
   return Object.fromEntries(ROW_ADDRESS_FIELDS.map((k) => [k, row[k] ?? null])) as RowAddress;
 }
 
-const NUMBER_FIELDS = new Set(["lat", "lng", "els", "load"]);
+const NUMBER_FIELDS = new Set(["lat", "lng", "els", "load", "load_2", "load_3"]);
 const TIME_FIELDS = new Set(["pdt_from", "pdt_to"]);
 
 export interface ParsedRows {
@@ -97,6 +105,12 @@ export function rowsFromSheet(sheet: Sheet, timeZone: string): ParsedRows {
       } else if (TIME_FIELDS.has(field)) {
         // XLSX date cells arrive as day serials on the wall clock; text dates pass through for the usual ISO checks.
         (row as unknown as Record<string, unknown>)[field] = /^\d+(\.\d+)?$/.test(text) ? excelSerialToIso(Number(text), timeZone) : text;
+      } else if (field === "required_skills") {
+        const skills = parseSkillList(text);
+        const bad = skills.filter((s) => !SKILL_PATTERN.test(s));
+        if (bad.length) problems.push(`required_skills: ${bad.join(", ")} is not a skill name (1 to 40 letters, digits, spaces or _ . / + -)`);
+        else if (skills.length > MAX_SKILLS_PER_RECORD) problems.push(`required_skills: at most ${MAX_SKILLS_PER_RECORD}`);
+        else row.required_skills = skills;
       } else (row as unknown as Record<string, unknown>)[field] = text;
     });
     if (problems.length) rejected.push({ row: row.row, reason: problems.join("; "), address: rowAddress(row) });

@@ -14,9 +14,11 @@ export interface CompanySettings {
   position_retention_days: number;
   proof_retention_days: number;
   proof_on_tracking_page: boolean;
+  /** Service minutes of a delivery without `els`, by `deliverytype_id`. */
+  service_minutes_by_type: Partial<Record<string, number>>;
 }
 
-const SETTING_KEYS = ["timezone", "language", "eta_update_minutes", "notify_stops_before", "position_retention_days", "proof_retention_days", "proof_on_tracking_page"] as const;
+const SETTING_KEYS = ["timezone", "language", "eta_update_minutes", "notify_stops_before", "position_retention_days", "proof_retention_days", "proof_on_tracking_page", "service_minutes_by_type"] as const;
 
 /** The settings given in `input` (others left out), for a write. */
 export const settingsOf = (input: Partial<CompanySettings>): Partial<CompanySettings> =>

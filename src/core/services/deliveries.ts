@@ -33,6 +33,9 @@ export interface DeliveryInput {
   els?: number | null;
   deliverprio?: number | null;
   load?: number | null;
+  load_2?: number | null;
+  load_3?: number | null;
+  required_skills?: string[];
   notes?: string | null;
   custom_id?: string | null;
   custom_tour?: string | null;
@@ -54,7 +57,7 @@ export const deliveryFields: FieldMap = Object.fromEntries(
     id: "integer", deliveryissuename: "text", pdt_from: "datetime", pdt_to: "datetime", eta_from: "datetime", eta_to: "datetime",
     tdt_from: "datetime", tdt_to: "datetime", ddt_from: "datetime", ddt_to: "datetime", ata: "datetime", atd: "datetime",
     els: "integer", als: "number", tfp: "integer", creationtime: "datetime", deliverprio: "integer", orderindex: "integer",
-    load: "integer", notes: "text", custom_id: "text", custom_tour: "text", drivernotes: "text", final: "boolean",
+    load: "integer", load_2: "integer", load_3: "integer", notes: "text", custom_id: "text", custom_tour: "text", drivernotes: "text", final: "boolean",
     vehicle: "text", scancode: "text", notify_customer: "boolean", notify_customer_email: "boolean", notify_customer_sms: "boolean", deliverylocation_id: "integer", supplierlocation_id: "integer",
     route_id: "integer", status: "integer", code: "integer", deliverytype_id: "integer", waiting_time: "integer", pickup_ref_id: "integer",
   } as const).map(([name, type]) => [name, { column: deliveries[name as keyof DeliveryRow], type }]),

@@ -19,6 +19,9 @@ export type DeliveryDataItem = AddressInputType & {
   pdt_to?: string | null;
   els?: number | null;
   load?: number | null;
+  load_2?: number | null;
+  load_3?: number | null;
+  required_skills?: string[];
   notes?: string | null;
   scancode?: string | null;
   final?: boolean | null;
@@ -55,7 +58,7 @@ export async function importDeliveries(env: Env, company: Company, depotId: numb
   // Rows travel as JSON parameters (D1 binds at most 100 values per statement). One INSERT … SELECT
   // numbers its rows consecutively, so delivery k refers to the k-th new address.
   const addressColumns = ["contactcompany", "customernr", "contactfirstname", "contactlastname", "street", "housenumber", "postalcode", "city", "district", "country", "email", "phonenr", "addresstype", "lng", "lat", "geocode_source"] as const;
-  const deliveryColumns = ["custom_id", "custom_tour", "pdt_from", "pdt_to", "els", "load", "notes", "scancode", "final", "deliverytype_id", "notify_customer", "notify_customer_email", "notify_customer_sms"] as const;
+  const deliveryColumns = ["custom_id", "custom_tour", "pdt_from", "pdt_to", "els", "load", "load_2", "load_3", "required_skills", "notes", "scancode", "final", "deliverytype_id", "notify_customer", "notify_customer_email", "notify_customer_sms"] as const;
   const pick = (row: Record<string, unknown>, columns: readonly string[]) => columns.map((c) => row[c] ?? null);
   const fields = (columns: readonly string[]) => sql.raw(columns.map((_, k) => `json_extract(value, '$[${k}]')`).join(", "));
   const names = (columns: readonly string[]) => sql.raw(columns.map((c) => `"${c}"`).join(", "));
@@ -75,7 +78,7 @@ export async function importDeliveries(env: Env, company: Company, depotId: numb
 }
 
 async function resolveItem(env: Env, company: Company, item: DeliveryDataItem, prefix: string) {
-  const { custom_id, custom_tour, pdt_from, pdt_to, els, load, notes, scancode, final, pickup_ref_id: _pickup, notify_customer_email, notify_customer_sms, deliverytype_id, ...address } = item;
+  const { custom_id, custom_tour, pdt_from, pdt_to, els, load, load_2, load_3, required_skills, notes, scancode, final, pickup_ref_id: _pickup, notify_customer_email, notify_customer_sms, deliverytype_id, ...address } = item;
   const location = await resolveAddressInput(env, company.id, address, prefix);
   const window = [pdt_from, pdt_to].map((t, k) => {
     if (!t) return null;
@@ -93,6 +96,10 @@ async function resolveItem(env: Env, company: Company, item: DeliveryDataItem, p
       pdt_to: window[1],
       els,
       load,
+      load_2,
+      load_3,
+      // JSON text: the column is JSON, and json_each would otherwise hand SQLite an array.
+      required_skills: JSON.stringify(required_skills ?? []),
       notes,
       scancode: scancode?.trim() || null,
       final: final === null || final === undefined ? null : Number(final),

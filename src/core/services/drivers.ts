@@ -46,6 +46,8 @@ export interface Driver extends Omit<User, "usertype"> {
   htmlcolor: string | null;
   vehicle: string | null;
   status: number;
+  /** What the driver can do: counts for the vehicle the driver is bound to. */
+  skills: string[];
   /** Availability windows that have not ended yet, by `fromtime`. */
   driveravailabilities: Availability[];
   /** With `includeavail`: an availability window covers now (computed). */
@@ -140,6 +142,7 @@ export async function presentDrivers(db: Db, companyId: number, rows: UserRow[],
       htmlcolor: r.htmlcolor,
       vehicle: r.vehicle,
       status: r.status ?? 0,
+      skills: r.skills,
       driveravailabilities: own.map(presentAvailability),
     };
     if (opts.includeavail) driver.available = own.some((w) => w.fromtime <= now && now < w.totime);
@@ -185,6 +188,7 @@ export interface NewDriver {
   vehicle?: string | null;
   status?: number;
   expires?: string | null;
+  skills?: string[];
 }
 
 /**
@@ -207,6 +211,7 @@ export async function createDriver(env: Env, db: Db, company: Company, creatorId
   const extra: Partial<UserRow> = {};
   if (input.status !== undefined) extra.status = input.status;
   if (input.expires !== undefined) extra.expires = input.expires;
+  if (input.skills !== undefined) extra.skills = input.skills;
   const email = input.email.toLowerCase();
   const byEmail = and(eq(users.company_id, company.id), eq(users.email, email));
   const [[inserted], ids, updated] = await db.batch([
@@ -280,6 +285,7 @@ export interface DriverPatch {
   status?: number;
   active?: boolean;
   expires?: string | null;
+  skills?: string[];
   id?: number;
   usertype?: string;
   company_id?: number;

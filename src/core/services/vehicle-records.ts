@@ -16,7 +16,7 @@ export type VehicleRow = typeof vehicles.$inferSelect;
 export type Vehicle = Omit<VehicleRow, "company_id">;
 
 /** Writable vehicle fields (POST: `name` required; PATCH: all optional). */
-export type VehicleInput = Partial<{ [K in Exclude<keyof Vehicle, "id" | "vehicle_class" | "active">]: Vehicle[K] | null }> & { vehicle_class?: string | null; active?: boolean };
+export type VehicleInput = Partial<{ [K in Exclude<keyof Vehicle, "id" | "vehicle_class" | "active" | "skills">]: Vehicle[K] | null }> & { vehicle_class?: string | null; active?: boolean; skills?: string[] };
 
 /** An entry of the vehicle type list (`GET /vehicletype`), from the route optimiser's vehicle classes. */
 export interface VehicleType {
@@ -45,6 +45,8 @@ export const presentVehicle = (r: VehicleRow): Vehicle => ({
   departure_time_to: r.departure_time_to,
   return_time_to: r.return_time_to,
   max_tour_duration: r.max_tour_duration,
+  max_stops: r.max_stops,
+  skills: r.skills,
   co2e_g_per_km: r.co2e_g_per_km,
   active: r.active,
 });
@@ -64,6 +66,7 @@ export const vehicleFields: FieldMap = {
   waiting_hour_rate: { column: vehicles.waiting_hour_rate, type: "number" },
   traveltime_factor: { column: vehicles.traveltime_factor, type: "number" },
   max_tour_duration: { column: vehicles.max_tour_duration, type: "integer" },
+  max_stops: { column: vehicles.max_stops, type: "integer" },
   co2e_g_per_km: { column: vehicles.co2e_g_per_km, type: "number" },
   active: { column: vehicles.active, type: "boolean" },
 };

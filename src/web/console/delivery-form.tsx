@@ -18,13 +18,15 @@ const PARTS = {
   window: ["pdt_from", "pdt_to"],
   els: ["els"],
   load: ["load"],
+  skills: ["required_skills"],
   custom_id: ["custom_id"],
   notes: ["notes"],
   notify: ["notify_customer", "notify_customer_email", "notify_customer_sms"],
 } as const;
 type Part = keyof typeof PARTS;
 
-const partOf = (field: string): Part | undefined => (Object.keys(PARTS) as Part[]).find((p) => (PARTS[p] as readonly string[]).includes(field));
+/** `required_skills.2` is a part of the skills field. */
+const partOf = (field: string): Part | undefined => (Object.keys(PARTS) as Part[]).find((p) => (PARTS[p] as readonly string[]).includes(field.replace(/\.\d+$/, "")));
 
 interface NewAddress {
   contactcompany: string;
@@ -56,6 +58,7 @@ export function DeliveryForm({ api, day, delivery, onDone, onCancel }: Props) {
   const [to, setTo] = useState(delivery?.pdt_to ? time(delivery.pdt_to) : "12:00");
   const [els, setEls] = useState(String(delivery?.els ?? 5));
   const [load, setLoad] = useState(String(delivery?.load ?? 1));
+  const [skills, setSkills] = useState((delivery?.required_skills ?? []).join(", "));
   const [customId, setCustomId] = useState(delivery?.custom_id ?? "");
   const [notes, setNotes] = useState(delivery?.notes ?? "");
   const [notify, setNotify] = useState(delivery?.notify_customer ?? false);
@@ -101,6 +104,7 @@ export function DeliveryForm({ api, day, delivery, onDone, onCancel }: Props) {
         pdt_to: to ? zonedIso(date, to) : null,
         els: number(els),
         load: number(load),
+        required_skills: skills.split(",").map((s) => s.trim()).filter(Boolean),
         custom_id: customId.trim() || null,
         notes: notes.trim() || null,
         notify_customer: notify,
@@ -186,6 +190,7 @@ export function DeliveryForm({ api, day, delivery, onDone, onCancel }: Props) {
         {text("els", "Stay (minutes)", els, setEls, { type: "number", min: 0, name: "els" })}
         {text("load", "Load", load, setLoad, { type: "number", min: 0, name: "load" })}
       </div>
+      {text("skills", "Needs skills (comma-separated, e.g. refrigerated, tail-lift)", skills, setSkills, { name: "required_skills" })}
       {text("custom_id", "Reference", customId, setCustomId, { name: "custom_id" })}
       <label>
         Notes for the driver

@@ -7,6 +7,7 @@ import type { Delivery } from "../shared/types";
 import { DeliveryForm } from "./delivery-form";
 import { ProcessProgress, type ProcessView, startedProcess } from "./process";
 import { Variants } from "./variants";
+import { SkillTags } from "../shared/skills";
 
 export function OpenDeliveries({ api, day, deliveries, process, onProcess }: { api: Api; day: string; deliveries: Delivery[]; process: ProcessView | null; onProcess: (p: ProcessView) => void }) {
   const [selected, setSelected] = useState<Set<number>>(new Set());
@@ -49,6 +50,7 @@ export function OpenDeliveries({ api, day, deliveries, process, onProcess }: { a
               <input type="checkbox" checked={selected.has(d.id)} onChange={() => toggle(d.id)} data-delivery-id={d.id} />
               <span>
                 {placeName(d)} <span class="muted">{span(d.pdt_from, d.pdt_to)}</span>
+                <SkillTags skills={d.required_skills} />
                 {d.status === DeliveryStatus.undelivered && <span class="error"> ✗ not delivered before</span>}
               </span>
             </label>

@@ -5,6 +5,7 @@ import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, ROUTE_STATUS_LABEL } fro
 import { ProofDetails } from "./proof";
 import { RouteActions, type RouteActionsProps } from "./route-edit";
 import { STATUS_CLASS, isLate } from "./stops";
+import { SkillTags } from "../shared/skills";
 
 export function RouteDetail({ name, colour, onBack, proofHints, ...actions }: RouteActionsProps & { name: string; colour: string; onBack: () => void; proofHints: Record<number, string> }) {
   const { route, driverName } = actions;
@@ -28,6 +29,7 @@ export function RouteDetail({ name, colour, onBack, proofHints, ...actions }: Ro
             <li key={d.id} data-delivery-id={d.id} data-status={d.status}>
               <span class="stop-name">
                 {i + 1}. {placeName(d)}
+                <SkillTags skills={d.required_skills} />
               </span>
               <span class="muted">{addressLine(d.address)}</span>
               <span>

@@ -17,6 +17,7 @@ import { addressLine, loadCompanyTimeZone, placeName, span, time } from "../shar
 import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, type Driver, type Point, ROUTE_STATUS_LABEL, type Route } from "../shared/types";
 import type { LiveMessage } from "../../shared/contract/live";
 import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
+import { SkillTags } from "../shared/skills";
 
 const FLUSH_MS = 10_000;
 const BATCH = 20;
@@ -336,6 +337,11 @@ function Stop({ n, delivery: d, isNext, waiting, canReport, busy, onReport }: { 
         Window {span(d.pdt_from, d.pdt_to)} · ETA {time(d.eta_from)}
       </p>
       {d.notes && <p class="notes">Note: {d.notes}</p>}
+      {!!d.required_skills?.length && (
+        <p>
+          Needs <SkillTags skills={d.required_skills} />
+        </p>
+      )}
       {d.scancode && <p class="muted">Parcel code: {d.scancode}</p>}
       {link && (
         <a href={link} class="navigate">

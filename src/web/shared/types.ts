@@ -24,6 +24,10 @@ export interface Delivery {
   eta_to: string | null;
   els: number | null;
   load: number | null;
+  load_2?: number | null;
+  load_3?: number | null;
+  /** Skills its vehicle or driver must have. */
+  required_skills?: string[];
   /** Planned stay (service start to departure) of a routed delivery. */
   tdt_from: string | null;
   tdt_to: string | null;

@@ -2,6 +2,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { DriverSchema, DriverStatusValue, HtmlColor } from "../schemas/drivers";
 import { Email } from "../schemas/users";
+import { SkillsInput } from "../schemas/skills";
 import type { AppEnv } from "../app-env";
 import { pageOf } from "../../core/db/list";
 import { validationHook } from "../errors";
@@ -66,6 +67,7 @@ const NewDriverBody = z
     vehicle: VehicleName.optional(),
     status: DriverStatusValue.optional(),
     expires: DateTimeInput.nullable().optional(),
+    skills: SkillsInput.optional().openapi({ description: "What the driver can do (e.g. `adr`, `two-person`): counts for the vehicle the driver is bound to in a routing run (beyond the interface; docs/features/skills-and-loads.md)" }),
   })
   .openapi("NewDriver");
 
@@ -97,6 +99,7 @@ const DriverPatchBody = z
     vehicle: VehicleName.optional(),
     status: DriverStatusValue.optional(),
     active: z.boolean().optional().openapi({ description: "Dispatchers may (de)activate a driver; routes can only be assigned to active drivers" }),
+    skills: SkillsInput.optional().openapi({ description: "What the driver can do (e.g. `adr`, `two-person`): counts for the vehicle the driver is bound to in a routing run (beyond the interface; docs/features/skills-and-loads.md)" }),
     expires: DateTimeInput.nullable().optional(),
     id: z.number().int().optional().openapi({ description: "Read-only: must equal the path id when given" }),
     usertype: z.string().max(20).optional().openapi({ description: "Read-only: only `driver` is accepted" }),

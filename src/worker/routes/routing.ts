@@ -13,6 +13,7 @@ import { validationHook } from "../errors";
 import { normaliseTimeOfDay } from "../../core/lib/time";
 import { BooleanQuery, IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { AddressInput } from "../schemas/addresses";
+import { DeliveryWritable } from "../schemas/deliveries";
 import { runRouting } from "../../core/services/routing/run";
 import { companyStub } from "../../core/services/live";
 import { MAX_TIME_BUDGET_SECONDS } from "../../core/services/routing/budget";
@@ -72,6 +73,9 @@ const DeliveryData = AddressInput.extend({
   pdt_to: z.string().max(40).nullable().optional(),
   els: z.number().int().min(0).max(1440).nullable().optional(),
   load: z.number().int().min(0).nullable().optional(),
+  load_2: DeliveryWritable.shape.load_2,
+  load_3: DeliveryWritable.shape.load_3,
+  required_skills: DeliveryWritable.shape.required_skills,
   notes: z.string().max(2000).nullable().optional(),
   scancode: z.string().max(200).nullable().optional().openapi({ description: "The parcel's barcode or QR code (Delivery `scancode`), which the driver app checks at the door" }),
   final: z.boolean().nullable().optional(),

@@ -1,6 +1,7 @@
 /** The company on the wire: the settings the operator sets, and what the company holds. */
 import { z } from "@hono/zod-openapi";
 import { LANGUAGES } from "../../core/services/company-settings";
+import { DELIVERY_TYPES } from "../../core/domain/states";
 import { ARCHIVE_LIST_PAGES, BYTES_PER_ROW, type GrowingTable } from "../../core/services/usage";
 
 export const UsageSchema = z
@@ -57,4 +58,13 @@ export const CompanySettings = z.object({
     .max(3650)
     .openapi({ description: "Proofs of delivery (photo, signature, recipient, where the report was made) are deleted this many days after they were made, by the daily retention run (default 90; GDPR art. 5(1)(e): kept no longer than needed)." }),
   proof_on_tracking_page: z.boolean().openapi({ description: "The customer's tracking page shows the proof's photo and signature through links signed for 15 minutes (default false: only the time and the driver's note)." }),
+  service_minutes_by_type: z
+    .partialRecord(
+      z.enum(DELIVERY_TYPES.map((t) => String(t.id)) as [string, ...string[]]),
+      z.number().int().min(0).max(24 * 60),
+    )
+    .openapi({
+      example: { "1": 4, "2": 10 },
+      description: "Service minutes of a delivery without `els`, by `deliverytype_id` (keys from GET /deliverytype); a type not listed: 0 (default {}). A delivery's own `els` wins.",
+    }),
 });

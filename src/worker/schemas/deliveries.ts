@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { DateTime, Point } from "../openapi";
 import { AddressSchema } from "./addresses";
+import { SkillsInput, SkillsOutput } from "./skills";
 
 const dt = DateTime.nullable();
 const int = z.number().int().nullable();
@@ -17,6 +18,9 @@ export const DeliverySchema = z
     tfp: int.openapi({ description: "Driving time from the preceding stop, seconds" }),
     creationtime: z.string(),
     deliverprio: int, orderindex: int, load: int,
+    load_2: int.openapi({ description: "Load of the second kind (e.g. volume), against the vehicle's `capacity_2` (beyond the interface)" }),
+    load_3: int.openapi({ description: "Load of the third kind (e.g. pallets), against the vehicle's `capacity_3` (beyond the interface)" }),
+    required_skills: SkillsOutput.openapi({ description: "Skills the vehicle or its driver must have to serve it (beyond the interface; docs/features/skills-and-loads.md)" }),
     notes: str, custom_id: str, custom_tour: str, drivernotes: str,
     final: z.boolean().nullable(),
     vehicle: str, scancode: str,
@@ -45,6 +49,9 @@ export const DeliveryWritable = z.object({
   els: z.number().int().min(0).max(24 * 60).nullable().optional(),
   deliverprio: z.number().int().nullable().optional(),
   load: z.number().int().min(0).nullable().optional(),
+  load_2: z.number().int().min(0).nullable().optional(),
+  load_3: z.number().int().min(0).nullable().optional(),
+  required_skills: SkillsInput.optional(),
   notes: z.string().max(2000).nullable().optional(),
   custom_id: z.string().max(100).nullable().optional(),
   custom_tour: z.string().max(100).nullable().optional(),

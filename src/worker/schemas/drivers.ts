@@ -5,6 +5,7 @@ import { DateTime } from "../openapi";
 import { AvailabilitySchema } from "./availability";
 import { PositionRecordSchema } from "./tracking";
 import { UserSchema } from "./users";
+import { SkillsOutput } from "./skills";
 
 export const DriverStatusValue = z
   .number()
@@ -39,6 +40,7 @@ export const DriverSchema = UserSchema
     htmlcolor: z.string().nullable(),
     vehicle: z.string().nullable(),
     status: z.number().int(),
+    skills: SkillsOutput.openapi({ description: "What the driver can do (beyond the interface)" }),
     driveravailabilities: z.array(AvailabilitySchema).openapi({ description: "Availability windows that have not ended yet, by `fromtime`" }),
     available: z.boolean().optional().openapi({ description: "With `includeavail`: an availability window covers now (computed)" }),
     current_position: CurrentPosition.nullable().optional().openapi({ description: "With `includeposition` (or `driverinfo`): the newest tracking entry" }),

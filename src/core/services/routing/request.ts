@@ -6,10 +6,11 @@
 import type { RoutingJob } from "../../queues";
 import type { Company, Db } from "../../context";
 import { DeliveryStatus } from "../../../shared/contract/states";
-import { and, asc, eq, gt, inArray, lte } from "drizzle-orm";
+import { and, asc, eq, gt, inArray, lte, sql } from "drizzle-orm";
 import type { VehicleClassId } from "../../../solver";
 import { type ProcessState, processRecord } from "../../coordinator/processes";
-import { addresses, deliveries, driverAvailabilities, processes, routes, tourAreas, users, vehicles } from "../../db/schema";
+import { addresses, companies, deliveries, driverAvailabilities, processes, routes, tourAreas, users, vehicles } from "../../db/schema";
+import { MAX_SKILLS_PER_PLAN, skillSet } from "../../domain/skills";
 import { OPEN_DELIVERY_STATUSES, UNFINISHED_ROUTE_STATUSES } from "../../domain/states";
 import type { RouteReplacement, RoutingParams, VehicleSpec } from "../../domain/routing-plan";
 import type { Env } from "../../env";
@@ -79,6 +80,11 @@ export async function cancelAllRoutes(env: Env, db: Db, companyId: number) {
   if (!first) return;
   const answers = await db.batch([first, ...rest]);
   await publishAll(env, companyId, loggedEvents(answers.slice(0, cancels.length) as EventAnswer[]));
+}
+
+/** The solver tracks at most MAX_SKILLS_PER_PLAN distinct skills in one plan. */
+function assertSkillCount(distinct: number, field: string) {
+  if (distinct > MAX_SKILLS_PER_PLAN) throw unprocessable(`The deliveries of one run may require at most ${MAX_SKILLS_PER_PLAN} distinct skills (these require more); route them in several runs`, field);
 }
 
 /**
@@ -163,7 +169,14 @@ export async function prepareRouting(
     if (busy.length) throw conflict(`Deliveries not open for routing: ${busy.map((r) => r.id).join(", ")}`, "deliveryids");
     const unplaced = rows.filter((r) => r.location === null || r.lng === null);
     if (unplaced.length) throw unprocessable(`Deliveries without a located address: ${unplaced.map((r) => r.id).join(", ")}`, "deliveryids");
+    const required = await db
+      .selectDistinct({ skill: sql<string>`skill.value` })
+      .from(sql`${deliveries}, json_each(${deliveries.required_skills}) as skill`)
+      .where(and(eq(deliveries.company_id, company.id), inList(deliveries.id, deliveryIds)))
+      .limit(MAX_SKILLS_PER_PLAN + 1);
+    assertSkillCount(required.length, "deliveryids");
   } else {
+    assertSkillCount(skillSet(body.deliverydata!.flatMap((d) => d.required_skills ?? [])).length, "deliverydata");
     deliveryIds = (await importDeliveries(env, company, depot.addressId, body.deliverydata!, "fail")).ids;
   }
 
@@ -184,9 +197,9 @@ export async function prepareRouting(
   }
 
   const now = nowIso();
-  const [activeDrivers, availableNow] = await db.batch([
+  const [activeDrivers, availableNow, [settings]] = await db.batch([
     db
-      .select({ id: users.id })
+      .select({ id: users.id, skills: users.skills })
       .from(users)
       .where(and(eq(users.company_id, company.id), eq(users.usertype, "driver"), eq(users.active, true)))
       .orderBy(asc(users.id)),
@@ -194,6 +207,7 @@ export async function prepareRouting(
       .select({ driver_id: driverAvailabilities.driver_id })
       .from(driverAvailabilities)
       .where(and(eq(driverAvailabilities.company_id, company.id), lte(driverAvailabilities.fromtime, now), gt(driverAvailabilities.totime, now))),
+    db.select({ serviceMinutesByType: companies.service_minutes_by_type }).from(companies).where(eq(companies.id, company.id)),
   ]);
   const available = new Set(availableNow.map((a) => a.driver_id));
   const numVehicles = options.num_vehicles ?? (activeDrivers.length || 5);
@@ -224,6 +238,8 @@ export async function prepareRouting(
     tourDurationRate: options.tour_duration_rate,
     driverIds: activeDrivers.filter((d) => available.has(d.id)).map((d) => d.id),
     areaDrivers,
+    driverSkills: Object.fromEntries(activeDrivers.filter((d) => d.skills.length).map((d) => [String(d.id), d.skills])),
+    serviceMinutesByType: settings?.serviceMinutesByType ?? {},
     timeBudgetMs: timeBudgetMs(env, deliveryIds.length, mode, options.time_budget_seconds),
     timeZone: company.timezone,
     requestedAt: Date.now(),
