@@ -1,5 +1,5 @@
 import { CIRCUITY_FACTOR, greatCircleMetres, speedFactorAt, trafficModel } from "./matrix";
-import type { Job, Problem, Solution, Vehicle, Violation } from "./types";
+import type { Job, Problem, Solution, TimeWindow, Vehicle, Violation } from "./types";
 import { VEHICLE_CLASSES } from "./vehicle-classes";
 
 /**
@@ -32,7 +32,7 @@ export function check(problem: Problem, solution: Solution, tolerance = 0.01): V
       problem.relax !== undefined &&
       r.minutes > 0 &&
       r.minutes <= Math.min(300, problem.relax.maxMinutes) &&
-      (job.timeWindow?.end ?? Infinity) >= (problem.relax.afterTime ?? -Infinity);
+      (windowsOf(job)?.at(-1)?.end ?? Infinity) >= (problem.relax.afterTime ?? -Infinity);
     if (!allowed) {
       relaxedMinutes.delete(r.jobId);
       add({ code: "TIME_WINDOW", message: `window of ${r.jobId} relaxed by ${r.minutes} min, which the problem does not allow`, jobId: r.jobId });
@@ -114,6 +114,20 @@ export function check(problem: Problem, solution: Solution, tolerance = 0.01): V
   return violations;
 }
 
+/**
+ * The windows a job's service may start in, by the public rules (types.ts):
+ * `timeWindows` cut to the outer `timeWindow`, or `timeWindow` alone, or
+ * none ([]); null when `timeWindows` leave nothing inside the outer window.
+ */
+function windowsOf(job: Job): TimeWindow[] | null {
+  const outer = job.timeWindow;
+  if (!job.timeWindows || job.timeWindows.length === 0) return outer ? [{ start: outer.start, end: outer.end }] : [];
+  const lo = outer?.start ?? -Infinity;
+  const hi = outer?.end ?? Infinity;
+  const cut = job.timeWindows.filter((w) => w.end >= lo && w.start <= hi).map((w) => ({ start: Math.max(w.start, lo), end: Math.min(w.end, hi) }));
+  return cut.length > 0 ? cut : null;
+}
+
 function checkTour(
   problem: Problem,
   v: Vehicle,
@@ -183,11 +197,41 @@ function checkTour(
     distance += metres;
     if (s.arrival < t + seconds - tol) add({ code: "SCHEDULE", message: `${s.jobId} reached at ${s.arrival}, earliest possible ${t + seconds}`, jobId: s.jobId, vehicleId: vid });
     const arrival = Math.max(s.arrival, t + seconds);
-    const ready = j.timeWindow?.start ?? -Infinity;
-    const due = (j.timeWindow?.end ?? Infinity) + (relaxedMinutes.get(j.id) ?? 0) * 60;
-    if (s.serviceStart < Math.max(arrival, ready) - tol) add({ code: "SCHEDULE", message: `${s.jobId} served before arrival or window start`, jobId: s.jobId, vehicleId: vid });
-    const start = Math.max(s.serviceStart, arrival, ready);
-    if (start > due + tol) add({ code: "TIME_WINDOW", message: `${s.jobId} served at ${start}, window ends ${due}`, jobId: s.jobId, vehicleId: vid });
+    const given = windowsOf(j);
+    // Relaxation widens the last window.
+    const widening = (relaxedMinutes.get(j.id) ?? 0) * 60;
+    const windows = (given ?? []).map((w, i, all) => ({ start: w.start, end: w.end + (i === all.length - 1 ? widening : 0) }));
+    let start: number;
+    if (given === null) {
+      start = Math.max(s.serviceStart, arrival);
+      add({ code: "TIME_WINDOW", message: `${s.jobId} served, but none of its timeWindows lies inside its outer timeWindow`, jobId: s.jobId, vehicleId: vid });
+    } else if (windows.length <= 1) {
+      const ready = windows[0]?.start ?? -Infinity;
+      const due = windows[0]?.end ?? Infinity;
+      if (s.serviceStart < Math.max(arrival, ready) - tol) add({ code: "SCHEDULE", message: `${s.jobId} served before arrival or window start`, jobId: s.jobId, vehicleId: vid });
+      start = Math.max(s.serviceStart, arrival, ready);
+      if (start > due + tol) add({ code: "TIME_WINDOW", message: `${s.jobId} served at ${start}, window ends ${due}`, jobId: s.jobId, vehicleId: vid });
+    } else {
+      if (s.serviceStart < arrival - tol) add({ code: "SCHEDULE", message: `${s.jobId} served before arrival`, jobId: s.jobId, vehicleId: vid });
+      start = Math.max(s.serviceStart, arrival);
+      const at = start;
+      if (!windows.some((w) => at >= w.start - tol && at <= w.end + tol)) {
+        const list = windows.map((w) => `[${w.start}, ${w.end}]`).join(", ");
+        add({ code: "TIME_WINDOW", message: `${s.jobId} served at ${start}, outside every one of its windows ${list}`, jobId: s.jobId, vehicleId: vid });
+        // Replay on as if served when the next window opens.
+        const next = windows.filter((w) => w.start > at).sort((a, b) => a.start - b.start)[0];
+        if (next) start = next.start;
+      }
+    }
+    // The window the stop names must be one of the job's, and hold its service start.
+    if (s.window) {
+      const named = s.window;
+      const i = (given ?? []).findIndex((w) => Math.abs(w.start - named.start) <= tol && Math.abs(w.end - named.end) <= tol);
+      if (i < 0) add({ code: "SCHEDULE", message: `${s.jobId} names window [${named.start}, ${named.end}], which is not one of its windows`, jobId: s.jobId, vehicleId: vid });
+      else if (start < windows[i].start - tol || start > windows[i].end + tol) {
+        add({ code: "SCHEDULE", message: `${s.jobId} starts service at ${start}, outside the window [${named.start}, ${named.end}] it names`, jobId: s.jobId, vehicleId: vid });
+      }
+    }
     if (s.departure < start + (j.service ?? 0) - tol) add({ code: "SCHEDULE", message: `${s.jobId} left before its service ended`, jobId: s.jobId, vehicleId: vid });
     t = Math.max(s.departure, start + (j.service ?? 0));
     if (j.pickup !== undefined) {

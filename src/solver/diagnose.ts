@@ -1,5 +1,5 @@
 import type { Instance, VehicleModel } from "./model";
-import { UNBOUNDED, serves } from "./model";
+import { UNBOUNDED, serves, windowAt } from "./model";
 import { EPS } from "./segment";
 import type { SolutionState } from "./state";
 import type { UnassignedJob } from "./types";
@@ -75,7 +75,10 @@ function explainSingle(inst: Instance, node: number): [UnassignedJob["reason"], 
     const out = travel(v, 0, node);
     const back = v.open ? 0 : travel(v, node, 0);
     const arrival = v.earliestStart + out;
-    const start = Math.max(arrival, inst.ready[node]);
+    // Several windows: the first still open at the arrival (inst.due is the last one's end).
+    const k = inst.winFrom[node + 1] > inst.winFrom[node] ? windowAt(inst, node, arrival) : -1;
+    const open = k >= 0 ? inst.winStart[k] : inst.ready[node];
+    const start = Math.max(arrival, open);
     if (arrival > inst.due[node] + EPS) {
       late = Math.min(late, arrival - inst.due[node]);
       continue;
@@ -86,11 +89,16 @@ function explainSingle(inst: Instance, node: number): [UnassignedJob["reason"], 
       continue;
     }
     // Departing as late as possible minimises the duration.
-    const depart = Math.min(v.latestStart, Math.max(v.earliestStart, inst.ready[node] - out));
-    const duration = Math.max(depart + out, inst.ready[node]) + inst.service[node] + back - depart;
+    const depart = Math.min(v.latestStart, Math.max(v.earliestStart, open - out));
+    const duration = Math.max(depart + out, open) + inst.service[node] + back - depart;
     if (duration > v.maxDuration + EPS) overDuration = Math.min(overDuration, duration - v.maxDuration);
   }
   if (late < Infinity && inst.due[node] < UNBOUNDED) {
+    const windows = inst.windows[node];
+    if (windows.length > 1) {
+      const list = windows.map((w) => `${clock(w.start)}-${clock(w.end)}`).join(", ");
+      return ["TIME_WINDOW", `every window (${list}) closes before earliest arrival, the last ${minutes(late)} min before it; open the last one later or start a shift earlier`];
+    }
     return ["TIME_WINDOW", `window closes ${minutes(late)} min before earliest arrival; open it later or start a shift earlier`];
   }
   if (overShift < Infinity) {
@@ -104,6 +112,14 @@ function explainSingle(inst: Instance, node: number): [UnassignedJob["reason"], 
 
 function travel(v: VehicleModel, from: number, to: number): number {
   return v.durations.at(from, to) * v.timeScale;
+}
+
+/** Seconds from the plan's origin as hh:mm (hours past 24 run on: 26:00). */
+function clock(seconds: number): string {
+  const m = Math.round(seconds / 60);
+  const sign = m < 0 ? "-" : "";
+  const a = Math.abs(m);
+  return `${sign}${String(Math.floor(a / 60)).padStart(2, "0")}:${String(a % 60).padStart(2, "0")}`;
 }
 
 function round(x: number): number {

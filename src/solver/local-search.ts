@@ -1,4 +1,4 @@
-import type { Instance } from "./model";
+import { type Instance, mergeJob, windowAt } from "./model";
 import { granularNeighbours } from "./neighbours";
 import type { Random } from "./random";
 import type { Route } from "./route";
@@ -76,7 +76,8 @@ export function joinCost(x: Route, i: number, mid: ArrayLike<number>, from: numb
     const node = mid[m];
     if ((inst.requires[node] & ~v.skills) !== 0) return Infinity;
     const t = x.time(last, node);
-    merge(dur, warp, early, late, t, inst.service[node], 0, inst.ready[node], inst.due[node]);
+    if (inst.multiWindow) mergeJob(inst, dur, warp, early, late, t, node);
+    else merge(dur, warp, early, late, t, inst.service[node], 0, inst.ready[node], inst.due[node]);
     if (seg.timeWarp > EPS) return Infinity;
     dur = seg.duration;
     warp = seg.timeWarp;
@@ -153,18 +154,27 @@ export function joinPenalised(x: Route, i: number, mid: ArrayLike<number>, from:
   }
   const ready = inst.ready;
   const due = inst.due;
+  const multi = inst.multiWindow;
   for (let m = from; m < to; m++) {
     const node = mid[m];
     if ((inst.requires[node] & ~v.skills) !== 0) return Infinity;
     const t = durations.at(last, node) * scale;
     // merge(dur, warp, early, late, t, service, 0, ready, due) of segment.ts, written out (no call per job of the piece).
     const delta = dur - warp + t;
-    const wait = Math.max(ready[node] - delta - late, 0);
-    const extra = Math.max(early + delta - due[node], 0);
+    let open = ready[node];
+    let close = due[node];
+    // A job with several windows: the one the tour's own pass would pick (model.ts, windowAt).
+    if (multi && inst.winFrom[node + 1] > inst.winFrom[node]) {
+      const k = windowAt(inst, node, early + delta);
+      open = inst.winStart[k];
+      close = inst.winEnd[k];
+    }
+    const wait = Math.max(open - delta - late, 0);
+    const extra = Math.max(early + delta - close, 0);
     dur += service[node] + t + wait;
     warp += extra;
-    early = Math.max(ready[node] - delta, early) - wait;
-    late = Math.min(due[node] - delta, late) + extra;
+    early = Math.max(open - delta, early) - wait;
+    late = Math.min(close - delta, late) + extra;
     dist += distances.at(last, node);
     // Distance and time warp only grow along the piece: a lower bound of its cost.
     if (perMetre * dist + wWarp * warp >= bound) return Infinity;

@@ -8,13 +8,66 @@ import {
   type TrafficModel,
   trafficModel,
 } from "./matrix";
-import type { Problem, TravelMatrix, Vehicle, VehicleClassId } from "./types";
+import * as segment from "./segment";
+import type { Job, Problem, TimeWindow, TravelMatrix, Vehicle, VehicleClassId } from "./types";
+
+// Local bindings (see route.ts): a namespace's exports may be getters once transpiled.
+const { EPS, merge } = segment;
 
 /** Stand-in for "no limit" that keeps segment arithmetic free of Infinity - Infinity. */
 export const UNBOUNDED = 1e15;
 
 /** Distinct skills the jobs of one problem may require: one bit each of a 32-bit mask. */
 export const MAX_SKILLS = 31;
+
+/**
+ * The window a job with several windows is served in when the vehicle
+ * arrives at `arrival` (seconds): the first whose end is not before the
+ * arrival (the earliest service start, best for everything after it), else
+ * the last one (the search then sees time warp). Its index in `winStart` /
+ * `winEnd`; only for nodes with `winFrom[node + 1] - winFrom[node] > 1`.
+ */
+export function windowAt(inst: Instance, node: number, arrival: number): number {
+  const winEnd = inst.winEnd;
+  const last = inst.winFrom[node + 1] - 1;
+  let k = inst.winFrom[node];
+  while (k < last && winEnd[k] + EPS < arrival) k++;
+  return k;
+}
+
+/**
+ * Segment (d, w, e, l) + travel + `node` into `segment.seg`; a job with
+ * several windows in the one `windowAt` picks for the segment's earliest
+ * arrival, as the tour's own pass (route.ts) does.
+ */
+export function mergeJob(inst: Instance, d: number, w: number, e: number, l: number, travel: number, node: number): void {
+  if (inst.multiWindow && inst.winFrom[node + 1] > inst.winFrom[node]) {
+    const k = windowAt(inst, node, e + d - w + travel);
+    merge(d, w, e, l, travel, inst.service[node], 0, inst.winStart[k], inst.winEnd[k]);
+  } else merge(d, w, e, l, travel, inst.service[node], 0, inst.ready[node], inst.due[node]);
+}
+
+/**
+ * A job's windows as the model uses them: `timeWindows` cut to the outer
+ * `timeWindow`, or the single `timeWindow`, or none ([]); null when the
+ * windows leave no time at all. Throws on unsorted or overlapping windows.
+ */
+export function windowsOf(job: Job): readonly TimeWindow[] | null {
+  const outer = job.timeWindow;
+  if (outer && !(outer.start <= outer.end)) throw new Error(`job ${job.id}: timeWindow starts after it ends`);
+  const list = job.timeWindows;
+  if (list === undefined || list.length === 0) return outer ? [outer] : [];
+  list.forEach((w, i) => {
+    if (!(w.start <= w.end)) throw new Error(`job ${job.id}: time window ${i + 1} starts after it ends`);
+    if (i > 0 && w.start < list[i - 1].end) {
+      throw new Error(`job ${job.id}: timeWindows must be sorted by start and must not overlap (window ${i + 1} starts at ${w.start}, before window ${i} ends at ${list[i - 1].end})`);
+    }
+  });
+  const cut = outer
+    ? list.filter((w) => w.end >= outer.start && w.start <= outer.end).map((w) => ({ start: Math.max(w.start, outer.start), end: Math.min(w.end, outer.end) }))
+    : list.slice();
+  return cut.length > 0 ? cut : null;
+}
 
 /** Whether vehicle `v` has every skill that `node` needs. */
 export const serves = (inst: Instance, v: VehicleModel, node: number): boolean => (inst.requires[node] & ~v.skills) === 0;
@@ -62,8 +115,21 @@ export interface Instance {
   /** Instance-level distances (for neighbourhoods). */
   distances: Matrix;
   service: Float64Array;
+  /**
+   * Window start and end per node; for a job with several windows the outer
+   * bounds (first start, last end), which only bound where it can go: its
+   * evaluation picks one of its own windows (`windowAt`).
+   */
   ready: Float64Array;
   due: Float64Array;
+  /** Whether some job has several windows (else `winStart`, `winEnd` are empty and nothing below is used). */
+  multiWindow: boolean;
+  /** The windows of jobs with several: node n's are winStart/winEnd[winFrom[n] .. winFrom[n + 1] - 1] (none for other nodes). */
+  winFrom: Int32Array;
+  winStart: Float64Array;
+  winEnd: Float64Array;
+  /** Every node's windows as the model uses them (cut to the outer window, before relaxation); [] = none. */
+  windows: (readonly TimeWindow[])[];
   /** Load delivered from the depot, per node x dimension. */
   plain: Float64Array;
   /** Change of load on board at the node, per node x dimension. */
@@ -214,11 +280,20 @@ export function compile(problem: Problem): Instance {
   });
   ready[0] = -UNBOUNDED;
   due[0] = UNBOUNDED;
+  const windows: (readonly TimeWindow[])[] = [[]];
+  const winFrom = new Int32Array(size + 1);
+  const winStarts: number[] = [];
+  const winEnds: number[] = [];
   jobs.forEach((j, i) => {
     const node = i + 1;
     service[node] = j.service ?? 0;
-    ready[node] = j.timeWindow?.start ?? -UNBOUNDED;
-    due[node] = j.timeWindow?.end ?? UNBOUNDED;
+    const own = windowsOf(j);
+    windows.push(own ?? []);
+    if (own === null) invalid.set(node, "none of its timeWindows lies inside its outer timeWindow; fix the windows");
+    winFrom[node] = winStarts.length;
+    if (own && own.length > 1) for (const w of own) (winStarts.push(w.start), winEnds.push(w.end));
+    ready[node] = own && own.length > 0 ? own[0].start : -UNBOUNDED;
+    due[node] = own && own.length > 0 ? own[own.length - 1].end : UNBOUNDED;
     priority[node] = j.priority ?? 0;
     requires[node] = maskOf(j.skills);
     if (j.pickup !== undefined) {
@@ -233,6 +308,7 @@ export function compile(problem: Problem): Instance {
       }
     }
   });
+  winFrom[size] = winStarts.length;
   jobs.forEach((j, i) => {
     const node = i + 1;
     for (let d = 0; d < dims; d++) {
@@ -308,6 +384,11 @@ export function compile(problem: Problem): Instance {
     service,
     ready,
     due,
+    multiWindow: winStarts.length > 0,
+    winFrom,
+    winStart: Float64Array.from(winStarts),
+    winEnd: Float64Array.from(winEnds),
+    windows,
     plain,
     delta,
     requires,

@@ -1,5 +1,5 @@
 import type { Budget } from "./budget";
-import { UNBOUNDED, serves } from "./model";
+import { mergeJob, UNBOUNDED, serves } from "./model";
 import { applyTwoOptStar, movable, randomMoves, tailJoinPenalty } from "./moves";
 import type { Random } from "./random";
 import type { Route } from "./route";
@@ -319,7 +319,8 @@ function ejectionStep(s: EjectionSearch, j: number, dur: number, warp: number, e
     if (j > len) return;
   }
   const n = j < p ? nodes[j] : j === p ? node : nodes[j - 1];
-  merge(dur, warp, early, late, route.time(last, n), inst.service[n], 0, inst.ready[n], inst.due[n]);
+  if (inst.multiWindow) mergeJob(inst, dur, warp, early, late, route.time(last, n), n);
+  else merge(dur, warp, early, late, route.time(last, n), inst.service[n], 0, inst.ready[n], inst.due[n]);
   if (seg.timeWarp <= EPS) ejectionStep(s, j + 1, seg.duration, seg.timeWarp, seg.earliest, seg.latest, n, pen, dist + route.dist(last, n));
   if (
     n !== node &&

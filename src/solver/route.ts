@@ -1,5 +1,5 @@
 import type { Instance, VehicleModel } from "./model";
-import { UNBOUNDED } from "./model";
+import { mergeJob, UNBOUNDED, windowAt } from "./model";
 import * as segment from "./segment";
 
 const EMPTY = new Float64Array(0);
@@ -40,6 +40,15 @@ export class Route {
   bPlain = EMPTY;
   bSum = EMPTY;
   bPeak = EMPTY;
+  /**
+   * Only with jobs of several windows (`inst.multiWindow`): the window each
+   * position's job is served in on this tour (start, end), chosen by the
+   * forward pass of `summarise` (`windowAt`: the first the earliest arrival
+   * can still reach). Route-local, so tours of several solutions holding the
+   * same job each keep their own choice; the suffix summaries use them.
+   */
+  wReady = EMPTY;
+  wDue = EMPTY;
   distance = 0;
   duration = 0;
   waiting = 0;
@@ -94,6 +103,10 @@ export class Route {
     r.bPlain = this.bPlain.slice(0, n * this.dims);
     r.bSum = this.bSum.slice(0, n * this.dims);
     r.bPeak = this.bPeak.slice(0, n * this.dims);
+    if (this.inst.multiWindow) {
+      r.wReady = this.wReady.slice(0, n);
+      r.wDue = this.wDue.slice(0, n);
+    }
     r.distance = this.distance;
     r.duration = this.duration;
     r.waiting = this.waiting;
@@ -157,11 +170,16 @@ export class Route {
     this.bPlain = new Float64Array(cap * d);
     this.bSum = new Float64Array(cap * d);
     this.bPeak = new Float64Array(cap * d);
+    if (this.inst.multiWindow) {
+      this.wReady = new Float64Array(cap);
+      this.wDue = new Float64Array(cap);
+    }
   }
 
   /** Recomputes all summaries; O(length). */
   update(): void {
     this.summarise(0, 0, this.nodes.length);
+    if (this.inst.multiWindow && this.warp > EPS) this.settleWindows();
   }
 
   /**
@@ -191,8 +209,72 @@ export class Route {
       this.bPlain.copyWithin(to * d, from * d, end * d);
       this.bSum.copyWithin(to * d, from * d, end * d);
       this.bPeak.copyWithin(to * d, from * d, end * d);
+      if (this.inst.multiWindow) {
+        this.wReady.copyWithin(to, from, oldLength);
+        this.wDue.copyWithin(to, from, oldLength);
+      }
     }
     this.summarise(kept, keptTail, len);
+    if (this.inst.multiWindow && this.warp > EPS) this.settleWindows();
+  }
+
+  /**
+   * A tour with jobs of several windows that breaks a time limit after the
+   * partial pass: the windows are chosen again over the whole tour, first
+   * forward (each job in the first window its earliest arrival reaches: no
+   * time warp if any choice has none, and the earliest end), then, if the
+   * tour is still too long or late, backward (each job in the last window
+   * that still lets the rest of the tour start in time, the latest
+   * timetable: a tour that waits for a late window of a later job departs
+   * later instead); the choice with less time warp plus duration excess is
+   * kept. O(length), and only for tours that break a limit.
+   */
+  private settleWindows(): void {
+    const { inst, nodes } = this;
+    const len = nodes.length;
+    let some = false;
+    for (let p = 0; p < len && !some; p++) some = inst.winFrom[nodes[p] + 1] > inst.winFrom[nodes[p]];
+    if (!some) return;
+    this.summarise(0, 0, len);
+    if (this.warp <= EPS) return;
+    const forward = this.warp;
+    this.chooseLatest();
+    this.summarise(0, 0, len, false);
+    if (this.warp < forward - EPS) return;
+    this.summarise(0, 0, len);
+  }
+
+  /** Backward pass of `settleWindows`: per job the last window whose start still lets the rest of the tour start by its latest start. */
+  private chooseLatest(): void {
+    const { inst, nodes } = this;
+    const service = inst.service;
+    let d = 0;
+    let w = 0;
+    let e = -UNBOUNDED;
+    let l = this.vehicle.latestEnd;
+    let next = -1;
+    for (let p = nodes.length - 1; p >= 0; p--) {
+      const node = nodes[p];
+      const t = this.time(node, next);
+      let open = inst.ready[node];
+      let close = inst.due[node];
+      const first = inst.winFrom[node];
+      let k = inst.winFrom[node + 1] - 1;
+      if (k > first) {
+        const latest = l - t - service[node];
+        while (k > first && inst.winStart[k] > latest + EPS) k--;
+        open = inst.winStart[k];
+        close = inst.winEnd[k];
+      }
+      this.wReady[p] = open;
+      this.wDue[p] = close;
+      merge(service[node], 0, open, close, t, d, w, e, l);
+      d = seg.duration;
+      w = seg.timeWarp;
+      e = seg.earliest;
+      l = seg.latest;
+      next = node;
+    }
   }
 
   /** Replaces the sequence, merging again only what lies between the common start and end of the old and new sequences. */
@@ -208,7 +290,7 @@ export class Route {
   }
 
   /** Prefixes after position `kept` and suffixes before the last `keptTail` nodes, then the tour's totals. */
-  private summarise(kept: number, keptTail: number, len: number): void {
+  private summarise(kept: number, keptTail: number, len: number, choose = true): void {
     const { inst, vehicle: v, dims, nodes } = this;
     const ready = inst.ready;
     const due = inst.due;
@@ -235,11 +317,31 @@ export class Route {
     }
     this.hasPairs = hasPairs;
     this.hasUnits = hasUnits;
+    const multi = inst.multiWindow;
+    const tailFrom = len - keptTail;
+    let changedTail = -1;
     let prev = kept > 0 ? nodes[kept - 1] : 0;
     for (let p = kept + 1; p <= len; p++) {
       const node = nodes[p - 1];
       const t = this.time(prev, node);
-      merge(this.fDur[p - 1], this.fWarp[p - 1], this.fEarly[p - 1], this.fLate[p - 1], t, service[node], 0, ready[node], due[node]);
+      let open = ready[node];
+      let close = due[node];
+      if (multi) {
+        if (!choose) {
+          // The windows chosen by `chooseLatest`.
+          open = this.wReady[p - 1];
+          close = this.wDue[p - 1];
+        } else if (inst.winFrom[node + 1] > inst.winFrom[node]) {
+          const k = windowAt(inst, node, this.fEarly[p - 1] + this.fDur[p - 1] - this.fWarp[p - 1] + t);
+          open = inst.winStart[k];
+          close = inst.winEnd[k];
+          // A kept tail job served in another window than before: its suffix (and those before it) must be merged again.
+          if (p - 1 >= tailFrom && (this.wReady[p - 1] !== open || this.wDue[p - 1] !== close)) changedTail = p - 1;
+        }
+        this.wReady[p - 1] = open;
+        this.wDue[p - 1] = close;
+      }
+      merge(this.fDur[p - 1], this.fWarp[p - 1], this.fEarly[p - 1], this.fLate[p - 1], t, service[node], 0, open, close);
       this.fDur[p] = seg.duration;
       this.fWarp[p] = seg.timeWarp;
       this.fEarly[p] = seg.earliest;
@@ -257,6 +359,7 @@ export class Route {
       }
       prev = node;
     }
+    if (changedTail >= 0) keptTail = Math.min(keptTail, len - 1 - changedTail);
     if (keptTail === 0) {
       this.bDur[len] = 0;
       this.bWarp[len] = 0;
@@ -271,7 +374,7 @@ export class Route {
     for (let p = len - keptTail - 1; p >= 0; p--) {
       const node = nodes[p];
       const t = this.time(node, next);
-      merge(service[node], 0, ready[node], due[node], t, this.bDur[p + 1], this.bWarp[p + 1], this.bEarly[p + 1], this.bLate[p + 1]);
+      merge(service[node], 0, multi ? this.wReady[p] : ready[node], multi ? this.wDue[p] : due[node], t, this.bDur[p + 1], this.bWarp[p + 1], this.bEarly[p + 1], this.bLate[p + 1]);
       this.bDur[p] = seg.duration;
       this.bWarp[p] = seg.timeWarp;
       this.bEarly[p] = seg.earliest;
@@ -373,7 +476,7 @@ export class Route {
     if (!timeCosts && cost >= bound) return Infinity;
     for (let d = 0; loads && d < dims; d++) if (this.peakLoadWith(node, p, d) > v.capacity[d] + EPS) return Infinity;
     const tav = this.time(a, node);
-    merge(this.fDur[p], this.fWarp[p], this.fEarly[p], this.fLate[p], tav, inst.service[node], 0, inst.ready[node], inst.due[node]);
+    this.mergeAfterPrefix(p, tav, node);
     if (seg.timeWarp > EPS) return Infinity;
     const tvb = this.time(node, b);
     merge(seg.duration, seg.timeWarp, seg.earliest, seg.latest, tvb, this.bDur[p], this.bWarp[p], this.bEarly[p], this.bLate[p]);
@@ -445,7 +548,7 @@ export class Route {
     let dist: number;
     if (node >= 0) {
       const tav = this.time(a, node);
-      merge(this.fDur[i], this.fWarp[i], this.fEarly[i], this.fLate[i], tav, inst.service[node], 0, inst.ready[node], inst.due[node]);
+      this.mergeAfterPrefix(i, tav, node);
       if (seg.timeWarp > EPS) return Infinity;
       const tvb = this.time(node, b);
       merge(seg.duration, seg.timeWarp, seg.earliest, seg.latest, tvb, this.bDur[j], this.bWarp[j], this.bEarly[j], this.bLate[j]);
@@ -481,12 +584,24 @@ export class Route {
     const a = i > 0 ? nodes[i - 1] : 0;
     const b = j < nodes.length ? nodes[j] : -1;
     if (node >= 0) {
-      merge(this.fDur[i], this.fWarp[i], this.fEarly[i], this.fLate[i], this.time(a, node), inst.service[node], 0, inst.ready[node], inst.due[node]);
+      this.mergeAfterPrefix(i, this.time(a, node), node);
       merge(seg.duration, seg.timeWarp, seg.earliest, seg.latest, this.time(node, b), this.bDur[j], this.bWarp[j], this.bEarly[j], this.bLate[j]);
     } else {
       merge(this.fDur[i], this.fWarp[i], this.fEarly[i], this.fLate[i], this.time(a, b), this.bDur[j], this.bWarp[j], this.bEarly[j], this.bLate[j]);
     }
     return penalty + seg.timeWarp + Math.max(0, seg.duration - v.maxDuration);
+  }
+
+  /**
+   * prefix(p) + travel + `node` into `seg`. A job with several windows is
+   * evaluated in the window the tour's own pass would choose after this
+   * prefix (the first its earliest arrival can reach: a later one only
+   * starts service later), so the evaluation of the job itself is exact.
+   */
+  private mergeAfterPrefix(p: number, travel: number, node: number): void {
+    const inst = this.inst;
+    if (inst.multiWindow) mergeJob(inst, this.fDur[p], this.fWarp[p], this.fEarly[p], this.fLate[p], travel, node);
+    else merge(this.fDur[p], this.fWarp[p], this.fEarly[p], this.fLate[p], travel, inst.service[node], 0, inst.ready[node], inst.due[node]);
   }
 
   insert(node: number, p: number): void {

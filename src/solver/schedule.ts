@@ -1,8 +1,8 @@
 import { trafficTravelTime } from "./matrix";
-import type { Instance } from "./model";
+import { type Instance, windowAt } from "./model";
 import type { Route } from "./route";
 import { merge, seg } from "./segment";
-import type { Tour } from "./types";
+import type { Stop, Tour } from "./types";
 
 /**
  * Timetable of a planned tour. The departure is the earliest one that
@@ -21,14 +21,18 @@ export function timetable(inst: Instance, route: Route): Tour {
   let prev = 0;
   let load: number[] = [];
   for (let d = 0; d < inst.dims; d++) load.push(route.fPlain[len * inst.dims + d]);
-  const stops = [];
+  const stops: Stop[] = [];
   let distance = 0;
   let waiting = 0;
   for (const node of nodes) {
     const leg = v.distances.at(prev, node);
     const travel = trafficTravelTime(v.traffic, v.durations.at(prev, node) * v.freeFlowScale, t);
     const arrival = t + travel;
-    const serviceStart = Math.max(arrival, inst.ready[node]);
+    // Several windows: the first still open at the (real) arrival; never later than the one planned, as arrivals are never later.
+    const k = inst.multiWindow && inst.winFrom[node + 1] > inst.winFrom[node] ? windowAt(inst, node, arrival) : -1;
+    const serviceStart = Math.max(arrival, k >= 0 ? inst.winStart[k] : inst.ready[node]);
+    const given = inst.windows[node];
+    const window = given.length === 0 ? undefined : given[k >= 0 ? k - inst.winFrom[node] : 0];
     const departure = serviceStart + inst.service[node];
     load = load.map((q, d) => q + inst.delta[node * inst.dims + d]);
     stops.push({
@@ -39,6 +43,7 @@ export function timetable(inst: Instance, route: Route): Tour {
       waiting: serviceStart - arrival,
       load,
       distance: leg,
+      ...(window ? { window: { start: window.start, end: window.end } } : {}),
     });
     distance += leg;
     waiting += serviceStart - arrival;

@@ -46,8 +46,19 @@ export interface Job {
   location: Location;
   /** Service duration in seconds (default 0). */
   service?: number;
-  /** At most one window; absent = any time within the vehicle's shift. */
+  /**
+   * The single-window form; absent = any time within the vehicle's shift.
+   * With `timeWindows` it is the outer window: the windows are cut to it.
+   */
   timeWindow?: TimeWindow;
+  /**
+   * Several windows (e.g. opening hours 08:00-12:00 and 14:00-18:00): service
+   * starts inside one of them, and the solver chooses which. They must be
+   * sorted by start and must not overlap (touching is fine): `compile` throws
+   * otherwise. An empty list, or windows all outside `timeWindow`, makes the
+   * job unservable (unassigned `INVALID`).
+   */
+  timeWindows?: readonly TimeWindow[];
   /**
    * Load delivered from the depot (default all zero). For a pickup (a job
    * named by another job's `pickup`), the load is collected here and carried
@@ -247,6 +258,12 @@ export interface Stop {
   waiting: number;
   /** Load on board when leaving the stop, per dimension. */
   load: number[];
+  /**
+   * The window service started in (for a job with several windows, the one
+   * the solver chose; as given, before any relaxation); absent for a job
+   * without a window.
+   */
+  window?: TimeWindow;
   /** Metres from the previous point (depot or stop). */
   distance: number;
 }
