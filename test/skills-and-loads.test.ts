@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { OPERATOR, type TestCompany, call, createCompany, insertAddress } from "./helpers";
+import { OPERATOR, type TestCompany, call, createCompany, insertAddress, routeAndStart } from "./helpers";
 
 /** Four deliveries: three side by side north of the depot, one far south; `cold` marks the middle one. */
 async function scene(co: TestCompany, cold: Record<string, unknown>) {
@@ -173,5 +173,14 @@ describe("routing with skills, stops, loads and service times", () => {
     expect(await minutes(pickup)).toBe(25);
     expect(await minutes(own)).toBe(3);
     expect(await minutes(untyped)).toBe(0);
+
+    // On the way, ETAs from the driver's position keep the type's stay.
+    const onTheWay = await make({ deliverytype_id: 2 });
+    const { driver, routeId } = await routeAndStart(other, [onTheWay]);
+    await other.api("POST", "/drivertracking", { token: driver.token, body: { driver_id: driver.id, position: { type: "Point", coordinates: [13.43, 52.5] } } });
+    const [eta] = (await other.api("GET", `/updateetas/timewindow/${routeId}`)).body.etas as { eta_from: string }[];
+    const stored = (await other.api("GET", `/delivery/${onTheWay}`)).body;
+    expect(stored.eta_from).toBe(eta.eta_from);
+    expect((Date.parse(stored.tdt_to) - Date.parse(stored.tdt_from)) / 60_000).toBe(25);
   });
 });

@@ -215,21 +215,25 @@ async function computeEtas(db: Db, companyId: number, timeZone: string, route: R
   }
   const from = position[0] ?? base[0];
   const located = open.filter((d) => d.lng !== null && d.lat !== null);
+  // The planned stay (which has the delivery type's default when `els` is empty), else `els`.
+  const service = (d: (typeof open)[number]) =>
+    d.planned.tdt_from && d.planned.tdt_to ? ((parseDateTime(d.planned.tdt_to) ?? 0) - (parseDateTime(d.planned.tdt_from) ?? 0)) / 1000 : (d.els ?? 0) * 60;
   if (!from || from.lng === null || from.lat === null || !located.length) return [];
   const arrivals = estimateArrivals(
     { lng: from.lng, lat: from.lat },
     now,
-    located.map((d) => ({ lng: d.lng!, lat: d.lat!, windowStart: d.pdt_from ? (parseDateTime(d.pdt_from) ?? 0) / 1000 : null, service: (d.els ?? 0) * 60 })),
+    located.map((d) => ({ lng: d.lng!, lat: d.lat!, windowStart: d.pdt_from ? (parseDateTime(d.pdt_from) ?? 0) / 1000 : null, service: service(d) })),
     { timeZone },
   );
-  return located.map(({ planned: _planned, ...d }, i) => {
+  return located.map((d, i) => {
     const a = arrivals[i];
+    const { planned: _planned, ...fields } = d;
     return {
-      ...d,
+      ...fields,
       tdt_from: formatDateTime(a.serviceStart * 1000),
       eta_from: formatDateTime(a.etaFrom * 1000),
       eta_to: formatDateTime(a.etaTo * 1000),
-      tdt_to: formatDateTime((a.serviceStart + (d.els ?? 0) * 60) * 1000),
+      tdt_to: formatDateTime((a.serviceStart + service(d)) * 1000),
     };
   });
 }
