@@ -14,4 +14,6 @@ export {
   type MatrixProvider,
 } from "./matrix";
 export { parseSolomon, solomonProblem, type SolomonInstance } from "./solomon";
+export { liLimProblem, parseLiLim, type LiLimInstance, type LiLimTask } from "./lilim";
+export { benchmarkFormat, benchmarkProblem, type BenchmarkFormat } from "./benchmark";
 export { SPLIT_BUDGET, mergeParts, splitPlan, toursOf, type PlanPart, type SplitOptions } from "./partition";
