@@ -3,6 +3,7 @@
  *
  *   npm run bench:solver -- [--seconds S] [--dir DIR] [--only C101,R101] [--seed N | --seeds 1,2]
  *   npm run bench:solver -- --set gh200|gh400|gh800|gh1000 [--seconds S] [--only C1_8_1,R1_8_6]
+ *   npm run bench:solver -- --set lilim100|lilim200|lilim400 [--seconds S] [--only LC1_2_2,LR2_2_1]
  *   npm run bench:solver -- --scale [--seconds S] [--sizes 1000,2000]
  *   any mode: --clock cpu (budget in CPU time of this process, for a loaded machine),
  *   --search hgs|sisr (the final cost phase: hybrid genetic search or ruin and recreate),
@@ -10,11 +11,13 @@
  *   plan whatever the machine's load, for comparing settings that do not
  *   change the cost of an iteration)
  *
- * Instance mode (Solomon by default, `--set` picks a Gehring & Homberger
- * folder under /work/shared/bench) solves every instance in the folder,
- * checks each solution with the independent checker and prints per instance
- * and per class: vehicles against bks.csv, distance gap, time to the first
- * feasible solution and peak memory (heap + array buffers); the rows go to
+ * Instance mode (Solomon by default, `--set` picks a Gehring & Homberger or
+ * Li & Lim PDPTW folder under /work/shared/bench; each file's format is
+ * detected) solves every instance in the folder, checks each solution with
+ * the independent checker and prints per instance and per class: vehicles
+ * against bks.csv, distance gap, time to the first feasible solution, peak
+ * memory (heap + array buffers) and the answers that are infeasible (a
+ * violation found by `check`, or a job left unassigned); the rows go to
  * bench-results/<set>.csv. With several seeds (`--seeds 1,2`) every
  * instance is solved once per seed, the class lines are printed per seed,
  * and a spread line per class says how far the seeds lie apart (range of
@@ -26,7 +29,7 @@
  */
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { check, parseSolomon, type Problem, type Progress, solomonProblem, solveSync } from "../src/solver";
+import { benchmarkProblem, check, type Problem, type Progress, solveSync } from "../src/solver";
 import { cityProblem } from "./city-problem";
 
 function arg(name: string): string | undefined {
@@ -98,8 +101,8 @@ interface Row {
   feasible: boolean;
 }
 
-/** Solomon C101 and Gehring & Homberger C1_8_1 are both class C1. */
-const classOf = (name: string) => /^(RC|R|C)\d/.exec(name)?.[0] ?? "?";
+/** Solomon C101 and Gehring & Homberger C1_8_1 are both class C1; Li & Lim LC101 and LC1_2_1 are LC1. */
+const classOf = (name: string) => /^L?(RC|R|C)\d/.exec(name)?.[0] ?? "?";
 
 function instances(dir: string): void {
   const set = basename(dir);
@@ -120,9 +123,11 @@ function instances(dir: string): void {
   const rows: Row[] = [];
   for (const f of files) for (const seed of seeds) {
     const name = f.replace(/\.txt$/i, "").toUpperCase();
-    const problem = solomonProblem(parseSolomon(readFileSync(join(dir, f), "utf8")));
+    const { problem } = benchmarkProblem(readFileSync(join(dir, f), "utf8"));
     const { solution, firstFeasible, took, memory } = timedSolve(problem, seed);
-    const feasible = check(problem, solution).length === 0 && solution.unassigned.length === 0;
+    const violations = check(problem, solution);
+    const feasible = violations.length === 0 && solution.unassigned.length === 0;
+    const why = feasible ? "" : `  INFEASIBLE: ${violations.length} violations${violations[0] ? ` (first ${violations[0].code}: ${violations[0].message})` : ""}, ${solution.unassigned.length} unassigned`;
     const b = bks.get(name);
     const dist = solution.summary.distance;
     const gap = b ? ((dist - b.distance) / b.distance) * 100 : NaN;
@@ -133,7 +138,7 @@ function instances(dir: string): void {
     );
     console.log(
       `${name.padEnd(8)} ${seeds.length > 1 ? `seed ${seed} ` : ""}${String(vehicles).padStart(3)} ${dist.toFixed(2).padStart(10)}  bks ${b?.vehicles ?? "?"} ${b?.distance.toFixed(2) ?? "?"}  ` +
-        `gap ${gap.toFixed(2)}%  ${took.toFixed(1)}s  first feasible ${firstFeasible.toFixed(2)}s  ${mb(memory)}  ${solution.stats.iterations} it${feasible ? "" : "  INFEASIBLE"}`,
+        `gap ${gap.toFixed(2)}%  ${took.toFixed(1)}s  first feasible ${firstFeasible.toFixed(2)}s  ${mb(memory)}  ${solution.stats.iterations} it${why}`,
     );
   }
   mkdirSync("bench-results", { recursive: true });
@@ -161,7 +166,7 @@ function instances(dir: string): void {
     const s = summary(list);
     return (
       `${label.padEnd(12)} ${String(list.length).padStart(2)}  ${`${s.matched}/${s.withBks}`.padStart(12)}  ${`${s.vehicles} (${s.bksVehicles})`.padStart(14)}  ` +
-      `${s.meanGap.toFixed(2).padStart(7)}%  ${percent(s.gapAtBksFleet).padStart(16)}  ${s.maxGap.toFixed(2).padStart(6)}%  ${s.firstFeasible.toFixed(2).padStart(17)}s  ${mb(s.memory)}`
+      `${s.meanGap.toFixed(2).padStart(7)}%  ${percent(s.gapAtBksFleet).padStart(16)}  ${s.maxGap.toFixed(2).padStart(6)}%  ${s.firstFeasible.toFixed(2).padStart(17)}s  ${mb(s.memory).padStart(11)}  ${String(s.infeasible).padStart(10)}`
     );
   };
   /** How far the seeds lie apart: range of the mean gap over seeds; per instance, mean and largest range of its gap. */
@@ -178,7 +183,7 @@ function instances(dir: string): void {
     );
   };
   const several = seeds.length > 1;
-  console.log("\nclass/seed    n  vehicles=BKS  vehicles (BKS)  mean gap  gap at BKS fleet  max gap  max first feasible  peak memory");
+  console.log("\nclass/seed    n  vehicles=BKS  vehicles (BKS)  mean gap  gap at BKS fleet  max gap  max first feasible  peak memory  infeasible");
   for (const cls of [...new Set(rows.map((r) => classOf(r.name)))].sort()) {
     const inClass = rows.filter((r) => classOf(r.name) === cls);
     for (const sd of seeds) console.log(line(several ? `${cls} seed ${sd}` : cls, inClass.filter((r) => r.seed === sd)));
