@@ -120,6 +120,28 @@ describe("uploads", () => {
     expect(second.body).toMatchObject({ custom_id: "S-2", load: 1, load_2: null, load_3: null, required_skills: [] });
   });
 
+  it("reads opening hours as several time windows on the row's day; a cell not of that form rejects the row", async () => {
+    const co = await createCompany();
+    const day = tomorrowAt(0).slice(0, 10);
+    const csv = [
+      "custom_id;PLZ;Ort;Von;Öffnungszeiten",
+      `W-1;10115;Berlin;${day}T07:00:00+01:00;"08:00-12:00, 14:00-18:00"`,
+      `W-2;10243;Berlin;${day}T07:00:00+01:00;mornings`,
+    ].join("\n");
+    const res = await upload(co, "/upload/deliveryonly", [{ name: "hours.csv", body: csv }]);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.num_created).toBe(1);
+    expect(res.body.vague_addresses).toMatchObject([{ row: 3, message: expect.stringMatching(/time_windows must be like 08:00-12:00/) }]);
+    const created = await co.api("GET", `/delivery/${res.body.delivery_ids[0]}`);
+    // Times of day on the company's clock (Europe/Berlin).
+    const berlin = (t: string) => new Date(instantOf(day, t, "Europe/Berlin")).toISOString().replace(".000Z", "Z");
+    expect(created.body.time_windows).toEqual([
+      { from: berlin("08:00"), to: berlin("12:00") },
+      { from: berlin("14:00"), to: berlin("18:00") },
+    ]);
+    expect(created.body).toMatchObject({ pdt_from: `${day}T06:00:00Z`, pdt_to: berlin("18:00") });
+  });
+
   it("onestep imports an XLSX file, routes it, stores the result spreadsheet and emails its link", async () => {
     const co = await createCompany();
     const res = await upload(co, "/upload/onestep?num_vehicles=2", [{ name: "plan.xlsx", body: await workbook() }], "planner@example.com");

@@ -62,7 +62,7 @@ export const users = sqliteTable(
     mobilenr: text("mobilenr"),
     htmlcolor: text("htmlcolor"),
     vehicle: text("vehicle"),
-    /** A driver's skills ("adr", "two-person"): they count for the vehicle the driver drives (docs/features/skills-and-loads.md). */
+    /** A driver's skills ("adr", "two-person"): they count for the vehicle the driver drives (docs/features/fleet-and-opening-hours.md). */
     skills: text("skills", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     status: integer("status"),
     /** Device identifier given at driver activation. */
@@ -219,6 +219,11 @@ export const deliveries = sqliteTable(
     deliveryissuename: text("deliveryissuename"),
     pdt_from: text("pdt_from"),
     pdt_to: text("pdt_to"),
+    /** Several windows inside pdt_from..pdt_to (opening hours), sorted, UTC; [] = the one window pdt_from..pdt_to. */
+    time_windows: text("time_windows", { mode: "json" }).$type<{ from: string; to: string }[]>().notNull().default(sql`'[]'`),
+    /** The window of `time_windows` the plan serves it in (null: pdt_from..pdt_to); ETAs, lateness and the report use it. */
+    window_from: text("window_from"),
+    window_to: text("window_to"),
     eta_from: text("eta_from"),
     eta_to: text("eta_to"),
     tdt_from: text("tdt_from"),

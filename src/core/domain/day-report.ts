@@ -24,6 +24,7 @@
 import { haversineMeters } from "../geo/distance";
 import type { Figures, StopFigure } from "../../shared/contract/day-report";
 import { DELIVERY_CODES } from "./states";
+import { heldWindow } from "../../shared/contract/delivery-window";
 
 /** Steps between two positions faster than this are GPS jumps, not driving. */
 export const MAX_PLAUSIBLE_KMH = 200;
@@ -56,6 +57,9 @@ export interface StopInput {
   atd: string | null;
   pdt_from: string | null;
   pdt_to: string | null;
+  /** The window of its several the plan chose (HeldWindowFields). */
+  window_from?: string | null;
+  window_to?: string | null;
   /** Planned waiting before the window opens, seconds (the plan's). */
   waiting_time: number | null;
   code: number | null;
@@ -131,8 +135,9 @@ export function routeFigures(input: RouteInput): RouteFigures {
   const reported = input.stops.filter((s) => s.status === 2 || s.status === 3);
   const stopFigures: StopFigure[] = reported.map((s) => {
     const arrival = ms(s.ata);
-    const from = ms(s.pdt_from);
-    const to = ms(s.pdt_to);
+    const held = heldWindow(s);
+    const from = ms(held.from);
+    const to = ms(held.to);
     const hasWindow = !Number.isNaN(from) || !Number.isNaN(to);
     const known = hasWindow && !Number.isNaN(arrival);
     const early = known && !Number.isNaN(from) && arrival < from;
@@ -141,8 +146,8 @@ export function routeFigures(input: RouteInput): RouteFigures {
       delivery_id: s.id,
       outcome: s.status === 2 ? "delivered" : "not_delivered",
       ata: s.ata,
-      window_from: s.pdt_from,
-      window_to: s.pdt_to,
+      window_from: held.from,
+      window_to: held.to,
       on_time: known ? !early && !late : null,
       late_minutes: late ? Math.ceil((arrival - to) / 60_000) : 0,
       early_minutes: early ? Math.ceil((from - arrival) / 60_000) : 0,

@@ -96,6 +96,8 @@ export interface PlannedDelivery {
   lat: number;
   pdt_from: string | null;
   pdt_to: string | null;
+  /** Several windows inside pdt_from..pdt_to ([]: that one window). */
+  time_windows?: { from: string; to: string }[];
   /** Minutes. */
   els: number | null;
   load: number | null;
@@ -209,6 +211,7 @@ export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[
       location: { lat: d.lat, lon: d.lng },
       service: serviceSeconds(d, params),
       ...(from || to ? { timeWindow: { start: from ? toSeconds(from, origin) : 0, end: to ? toSeconds(to, origin) : 10 * DAY } } : {}),
+      ...(d.time_windows?.length ? { timeWindows: d.time_windows.map((w) => ({ start: toSeconds(w.from, origin), end: toSeconds(w.to, origin) })) } : {}),
       ...(loadsOf(d).length ? { load: loadsOf(d) } : {}),
       ...(d.required_skills?.length ? { skills: d.required_skills } : {}),
       ...(d.deliverprio ? { priority: d.deliverprio } : {}),
@@ -275,7 +278,15 @@ export interface PlannedRoute {
     eta_to: string;
     tfp: number;
     waiting_time: number;
+    /** The window of the delivery's `time_windows` the plan serves it in (null: it has none). */
+    window_from: string | null;
+    window_to: string | null;
   }[];
+}
+
+/** The window of a delivery's several the solver served it in, as the delivery record keeps it. */
+function chosenWindow(d: PlannedDelivery, window: { start: number; end: number } | undefined, iso: (t: number) => string) {
+  return d.time_windows?.length && window ? { window_from: iso(window.start), window_to: iso(window.end) } : { window_from: null, window_to: null };
 }
 
 /** A generated summary of the region a tour covers: places with their postal codes. */
@@ -322,12 +333,14 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
     const driver = driverFor(tour, areaDriver, stopsOf);
     if (driver !== null) claimed.add(driver);
     const service = tour.stops.reduce((sum, s) => sum + (s.departure - s.serviceStart), 0);
-    // The latest start keeping every window: the smallest slack between service start and window end.
+    // The latest start keeping every window (the one chosen where a delivery has several): the smallest slack
+    // between service start and window end.
     const slack = Math.max(
       0,
       Math.min(
         ...tour.stops.map((s) => {
           const d = byId.get(s.jobId)!;
+          if (d.time_windows?.length && s.window) return s.window.end - s.serviceStart;
           const end = d.pdt_to ?? params.endTime;
           return end ? toSeconds(end, origin) - s.serviceStart : Infinity;
         }),
@@ -367,6 +380,7 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
           eta_to: iso(s.serviceStart + etaSpread(underWay)),
           tfp,
           waiting_time: Math.round(s.waiting),
+          ...chosenWindow(byId.get(s.jobId)!, s.window, iso),
         };
       }),
     } satisfies PlannedRoute;

@@ -6,6 +6,7 @@
 import { excelSerialToIso } from "../lib/spreadsheet";
 import type { Sheet } from "../lib/spreadsheet";
 import { MAX_SKILLS_PER_RECORD, SKILL_PATTERN, parseSkillList } from "./skills";
+import { type DateTimeWindow, parseWindowCell, windowDay } from "./time-windows";
 
 export interface UploadRow {
   /** 1-based row number in the file (the header is row 1). */
@@ -26,6 +27,8 @@ export interface UploadRow {
   lng?: number;
   pdt_from?: string;
   pdt_to?: string;
+  /** A cell such as `08:00-12:00, 14:00-18:00`, on the day of pdt_from (else tomorrow). */
+  time_windows?: DateTimeWindow[];
   els?: number;
   load?: number;
   load_2?: number;
@@ -55,6 +58,7 @@ const ALIASES: Record<string, keyof Omit<UploadRow, "row">> = {
   lat: "lat", latitude: "lat", lng: "lng", lon: "lng", longitude: "lng",
   pdt_from: "pdt_from", from: "pdt_from", von: "pdt_from",
   pdt_to: "pdt_to", to: "pdt_to", bis: "pdt_to",
+  time_windows: "time_windows", opening_hours: "time_windows", zeitfenster: "time_windows", "öffnungszeiten": "time_windows",
   els: "els", service: "els", standzeit: "els",
   load: "load", load_1: "load", menge: "load", gewicht: "load",
   load_2: "load_2", volume: "load_2", volumen: "load_2",
@@ -95,9 +99,14 @@ export function rowsFromSheet(sheet: Sheet, timeZone: string): ParsedRows {
   body.forEach((cells, k) => {
     const row: UploadRow = { row: k + 2 };
     const problems: string[] = [];
+    let windowsCell = "";
     columns.forEach((field, i) => {
       const text = (cells[i] ?? "").trim();
       if (!field || text === "") return;
+      if (field === "time_windows") {
+        windowsCell = text;
+        return;
+      }
       if (NUMBER_FIELDS.has(field)) {
         const n = Number(text.replace(",", "."));
         if (Number.isFinite(n)) (row as unknown as Record<string, unknown>)[field] = n;
@@ -113,6 +122,12 @@ export function rowsFromSheet(sheet: Sheet, timeZone: string): ParsedRows {
         else row.required_skills = skills;
       } else (row as unknown as Record<string, unknown>)[field] = text;
     });
+    // The windows' times of day are on the row's day, known once its outer window is read.
+    if (windowsCell) {
+      const windows = parseWindowCell(windowsCell, windowDay(row.pdt_from ?? row.pdt_to, timeZone), timeZone);
+      if (windows) row.time_windows = windows;
+      else problems.push("time_windows must be like 08:00-12:00, 14:00-18:00");
+    }
     if (problems.length) rejected.push({ row: row.row, reason: problems.join("; "), address: rowAddress(row) });
     else rows.push(row);
   });

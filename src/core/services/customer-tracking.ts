@@ -12,6 +12,7 @@ import type { Db } from "../context";
 import { nowIso } from "../lib/time";
 import type { Language } from "./company-settings";
 import { latestProof } from "./proofs";
+import { heldWindow } from "../../shared/contract/delivery-window";
 
 /** The driver's position shows once the delivery is at most this many stops ahead. */
 export const POSITION_VISIBLE_WITHIN_STOPS = 3;
@@ -140,7 +141,7 @@ export async function trackingView(db: Db, companyId: number, token: string, sig
   return {
     company: { name: row.company.name, timezone: row.company.timezone, language: row.company.language as Language },
     state,
-    window: { from: delivery.pdt_from, to: delivery.pdt_to },
+    window: heldWindow(delivery),
     eta: (state === "on_the_way" || state === "scheduled") && delivery.eta_from && delivery.eta_to ? { from: delivery.eta_from, to: delivery.eta_to } : null,
     stops_before: stopsBefore,
     driver,

@@ -73,6 +73,8 @@ export async function computeRouteReport(env: Env, db: Db, companyId: number, ti
     atd: deliveries.atd,
     pdt_from: deliveries.pdt_from,
     pdt_to: deliveries.pdt_to,
+    window_from: deliveries.window_from,
+    window_to: deliveries.window_to,
     waiting_time: deliveries.waiting_time,
     code: deliveries.code,
     drivernotes: deliveries.drivernotes,

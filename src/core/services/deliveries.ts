@@ -11,6 +11,7 @@ import { type AddressRow, addressLookup, pointOf, presentAddress } from "./addre
 import type { JsonListSpec } from "../db/list";
 import { columnEntries, columnRef, embedded, jsonObject } from "../db/json";
 import { inList } from "../db/sql";
+import { type DateTimeWindow, checkTimeWindows } from "../domain/time-windows";
 
 export type DeliveryRow = typeof deliveries.$inferSelect;
 
@@ -27,6 +28,7 @@ export interface DeliveryInput {
   deliveryissuename?: string | null;
   pdt_from?: string | null;
   pdt_to?: string | null;
+  time_windows?: DateTimeWindow[];
   ddt_from?: string | null;
   ddt_to?: string | null;
   /** Minutes. */
@@ -153,6 +155,17 @@ export async function prepareDeliveryWrite(db: Db, company: Company, input: Deli
     const a = (values[from] ?? existing?.[from]) as string | null | undefined;
     const b = (values[to] ?? existing?.[to]) as string | null | undefined;
     if (a && b && a > b) throw unprocessable(`${from} must not be after ${to}`, [from, to]);
+  }
+  // Several windows: checked against the outer window as it will be (given or stored), which they imply when absent.
+  const windows = input.time_windows ?? existing?.time_windows ?? [];
+  if (windows.length && (input.time_windows !== undefined || input.pdt_from !== undefined || input.pdt_to !== undefined)) {
+    const outerFrom = (input.pdt_from !== undefined ? values.pdt_from : existing?.pdt_from) as string | null | undefined;
+    const outerTo = (input.pdt_to !== undefined ? values.pdt_to : existing?.pdt_to) as string | null | undefined;
+    const checked = checkTimeWindows(windows, { from: outerFrom ?? null, to: outerTo ?? null });
+    if ("problem" in checked) throw unprocessable(checked.problem, ["time_windows"]);
+    values.time_windows = checked.windows;
+    values.pdt_from = checked.from;
+    values.pdt_to = checked.to;
   }
 
   if (!existing && input.deliverylocation_id === undefined) throw unprocessable("deliverylocation_id is required", "deliverylocation_id");

@@ -10,6 +10,7 @@ import { d1Statement } from "../db/sql";
 import type { Env } from "../env";
 import { ApiError, unprocessable } from "../errors";
 import { normaliseDateTime } from "../lib/time";
+import { type DateTimeWindow, checkTimeWindows } from "../domain/time-windows";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
 
 export type DeliveryDataItem = AddressInputType & {
@@ -17,6 +18,7 @@ export type DeliveryDataItem = AddressInputType & {
   custom_tour?: string | null;
   pdt_from?: string | null;
   pdt_to?: string | null;
+  time_windows?: DateTimeWindow[];
   els?: number | null;
   load?: number | null;
   load_2?: number | null;
@@ -58,7 +60,7 @@ export async function importDeliveries(env: Env, company: Company, depotId: numb
   // Rows travel as JSON parameters (D1 binds at most 100 values per statement). One INSERT … SELECT
   // numbers its rows consecutively, so delivery k refers to the k-th new address.
   const addressColumns = ["contactcompany", "customernr", "contactfirstname", "contactlastname", "street", "housenumber", "postalcode", "city", "district", "country", "email", "phonenr", "addresstype", "lng", "lat", "geocode_source"] as const;
-  const deliveryColumns = ["custom_id", "custom_tour", "pdt_from", "pdt_to", "els", "load", "load_2", "load_3", "required_skills", "notes", "scancode", "final", "deliverytype_id", "notify_customer", "notify_customer_email", "notify_customer_sms"] as const;
+  const deliveryColumns = ["custom_id", "custom_tour", "pdt_from", "pdt_to", "time_windows", "els", "load", "load_2", "load_3", "required_skills", "notes", "scancode", "final", "deliverytype_id", "notify_customer", "notify_customer_email", "notify_customer_sms"] as const;
   const pick = (row: Record<string, unknown>, columns: readonly string[]) => columns.map((c) => row[c] ?? null);
   const fields = (columns: readonly string[]) => sql.raw(columns.map((_, k) => `json_extract(value, '$[${k}]')`).join(", "));
   const names = (columns: readonly string[]) => sql.raw(columns.map((c) => `"${c}"`).join(", "));
@@ -78,7 +80,7 @@ export async function importDeliveries(env: Env, company: Company, depotId: numb
 }
 
 async function resolveItem(env: Env, company: Company, item: DeliveryDataItem, prefix: string) {
-  const { custom_id, custom_tour, pdt_from, pdt_to, els, load, load_2, load_3, required_skills, notes, scancode, final, pickup_ref_id: _pickup, notify_customer_email, notify_customer_sms, deliverytype_id, ...address } = item;
+  const { custom_id, custom_tour, pdt_from, pdt_to, time_windows, els, load, load_2, load_3, required_skills, notes, scancode, final, pickup_ref_id: _pickup, notify_customer_email, notify_customer_sms, deliverytype_id, ...address } = item;
   const location = await resolveAddressInput(env, company.id, address, prefix);
   const window = [pdt_from, pdt_to].map((t, k) => {
     if (!t) return null;
@@ -87,13 +89,16 @@ async function resolveItem(env: Env, company: Company, item: DeliveryDataItem, p
     return normalised;
   });
   if (window[0] && window[1] && window[0] > window[1]) throw unprocessable("pdt_from must not be after pdt_to", `${prefix}pdt_from,${prefix}pdt_to`);
+  const checked = checkTimeWindows(time_windows ?? [], { from: window[0], to: window[1] });
+  if ("problem" in checked) throw unprocessable(checked.problem, `${prefix}time_windows`);
   return {
     location,
     delivery: {
       custom_id,
       custom_tour,
-      pdt_from: window[0],
-      pdt_to: window[1],
+      pdt_from: checked.from,
+      pdt_to: checked.to,
+      time_windows: JSON.stringify(checked.windows),
       els,
       load,
       load_2,

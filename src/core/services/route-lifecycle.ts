@@ -25,6 +25,7 @@ import { trackingTokens, trackingUrl } from "./customer-tracking";
 import { eventInsert, loggedEvents } from "./events";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
 import { guardedProofUpsert, proofOfReport, proofSummary, reportProofFields, reportTime } from "./proofs";
+import { heldWindow } from "../../shared/contract/delivery-window";
 
 /** What a change did: the events its batches logged, to publish (with the driver they concern). */
 export interface ChangeResult {
@@ -193,6 +194,9 @@ async function computeEtas(db: Db, companyId: number, timeZone: string, route: R
         lng: addresses.lng,
         lat: addresses.lat,
         pdt_from: deliveries.pdt_from,
+        pdt_to: deliveries.pdt_to,
+        window_from: deliveries.window_from,
+        window_to: deliveries.window_to,
         els: deliveries.els,
         planned: { tdt_from: deliveries.tdt_from, tdt_to: deliveries.tdt_to, eta_from: deliveries.eta_from, eta_to: deliveries.eta_to },
         ...customerColumns,
@@ -215,6 +219,10 @@ async function computeEtas(db: Db, companyId: number, timeZone: string, route: R
   }
   const from = position[0] ?? base[0];
   const located = open.filter((d) => d.lng !== null && d.lat !== null);
+  const windowStart = (d: (typeof open)[number]) => {
+    const from = heldWindow(d).from;
+    return from ? (parseDateTime(from) ?? 0) / 1000 : null;
+  };
   // The planned stay (which has the delivery type's default when `els` is empty), else `els`.
   const service = (d: (typeof open)[number]) =>
     d.planned.tdt_from && d.planned.tdt_to ? ((parseDateTime(d.planned.tdt_to) ?? 0) - (parseDateTime(d.planned.tdt_from) ?? 0)) / 1000 : (d.els ?? 0) * 60;
@@ -222,12 +230,12 @@ async function computeEtas(db: Db, companyId: number, timeZone: string, route: R
   const arrivals = estimateArrivals(
     { lng: from.lng, lat: from.lat },
     now,
-    located.map((d) => ({ lng: d.lng!, lat: d.lat!, windowStart: d.pdt_from ? (parseDateTime(d.pdt_from) ?? 0) / 1000 : null, service: service(d) })),
+    located.map((d) => ({ lng: d.lng!, lat: d.lat!, windowStart: windowStart(d), service: service(d) })),
     { timeZone },
   );
   return located.map((d, i) => {
     const a = arrivals[i];
-    const { planned: _planned, ...fields } = d;
+    const { planned: _planned, pdt_from: _from, pdt_to: _to, window_from: _wf, window_to: _wt, ...fields } = d;
     return {
       ...fields,
       tdt_from: formatDateTime(a.serviceStart * 1000),
@@ -333,7 +341,7 @@ export function cancelStatements(db: Db, route: RouteRow) {
       db.update(routes).set({ status: RouteStatus.cancelled }).where(unchanged(route)).returning({ id: routes.id }),
       db
         .update(deliveries)
-        .set({ status: DeliveryStatus.none, route_id: null, orderindex: null, tdt_from: null, tdt_to: null, eta_from: null, eta_to: null })
+        .set({ status: DeliveryStatus.none, route_id: null, orderindex: null, tdt_from: null, tdt_to: null, eta_from: null, eta_to: null, window_from: null, window_to: null })
         .where(
           and(
             eq(deliveries.company_id, route.company_id),

@@ -2,7 +2,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { DeliveryStatus } from "../../shared/contract/states";
 import { type Api, errorText } from "../shared/api";
-import { placeName, span, zonedIso } from "../shared/format";
+import { placeName, windowsText, zonedIso } from "../shared/format";
 import type { Delivery } from "../shared/types";
 import { DeliveryForm } from "./delivery-form";
 import { ProcessProgress, type ProcessView, startedProcess } from "./process";
@@ -49,7 +49,7 @@ export function OpenDeliveries({ api, day, deliveries, process, onProcess }: { a
             <label class="inline">
               <input type="checkbox" checked={selected.has(d.id)} onChange={() => toggle(d.id)} data-delivery-id={d.id} />
               <span>
-                {placeName(d)} <span class="muted">{span(d.pdt_from, d.pdt_to)}</span>
+                {placeName(d)} <span class="muted">{windowsText(d)}</span>
                 <SkillTags skills={d.required_skills} />
                 {d.status === DeliveryStatus.undelivered && <span class="error"> ✗ not delivered before</span>}
               </span>

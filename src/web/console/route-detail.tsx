@@ -1,6 +1,7 @@
 /** One route in the side panel: its state, driver and times, what the dispatcher can do to it (route-edit.tsx), and its stops with their proofs. */
 import { DeliveryStatus } from "../../shared/contract/states";
-import { addressLine, placeName, span, time } from "../shared/format";
+import { addressLine, placeName, span, time, windowsText } from "../shared/format";
+import { heldWindow } from "../../shared/contract/delivery-window";
 import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, ROUTE_STATUS_LABEL } from "../shared/types";
 import { ProofDetails } from "./proof";
 import { RouteActions, type RouteActionsProps } from "./route-edit";
@@ -33,7 +34,8 @@ export function RouteDetail({ name, colour, onBack, proofHints, ...actions }: Ro
               </span>
               <span class="muted">{addressLine(d.address)}</span>
               <span>
-                window {span(d.pdt_from, d.pdt_to)} · ETA {time(d.eta_from)}
+                window {span(heldWindow(d).from, heldWindow(d).to)}
+                {!!d.time_windows?.length && <span class="muted"> (of {windowsText(d)})</span>} · ETA {time(d.eta_from)}
                 {late && <strong class="error"> · late</strong>}
               </span>
               <span class={`delivery-status status-${STATUS_CLASS[d.status]}`}>

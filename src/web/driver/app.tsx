@@ -13,7 +13,8 @@ import { PhotoField, ScanField, SignaturePad } from "./proof-inputs";
 import { type PendingReport, flushReports, keepReport, pendingReports, reportKey } from "./report-queue";
 import { LiveSocket, type LiveState } from "../shared/live";
 import { ConnectionBadge } from "../shared/shell";
-import { addressLine, loadCompanyTimeZone, placeName, span, time } from "../shared/format";
+import { addressLine, loadCompanyTimeZone, placeName, span, time, windowsText } from "../shared/format";
+import { heldWindow } from "../../shared/contract/delivery-window";
 import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, type Driver, type Point, ROUTE_STATUS_LABEL, type Route } from "../shared/types";
 import type { LiveMessage } from "../../shared/contract/live";
 import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
@@ -334,7 +335,8 @@ function Stop({ n, delivery: d, isNext, waiting, canReport, busy, onReport }: { 
       </div>
       <p class="muted">{addressLine(d.address)}</p>
       <p>
-        Window {span(d.pdt_from, d.pdt_to)} · ETA {time(d.eta_from)}
+        Window {span(heldWindow(d).from, heldWindow(d).to)}
+        {!!d.time_windows?.length && <span class="muted"> (of {windowsText(d)})</span>} · ETA {time(d.eta_from)}
       </p>
       {d.notes && <p class="notes">Note: {d.notes}</p>}
       {!!d.required_skills?.length && (

@@ -30,6 +30,9 @@ export const timeZone = () => zone;
 
 export const time = (iso: string | null | undefined) => (iso ? timeFmt.format(new Date(iso)) : "–");
 export const span = (from: string | null | undefined, to: string | null | undefined) => (from === to ? time(from) : `${time(from)}–${time(to)}`);
+/** A delivery's windows as people read them: its several (`08:00–12:00, 14:00–18:00`), else its one. */
+export const windowsText = (d: { pdt_from: string | null; pdt_to: string | null; time_windows?: { from: string; to: string }[] }) =>
+  d.time_windows?.length ? d.time_windows.map((w) => span(w.from, w.to)).join(", ") : span(d.pdt_from, d.pdt_to);
 /** `YYYY-MM-DD` of an instant in the company's zone. */
 export const dayOf = (iso: string | Date) => dayAt((typeof iso === "string" ? new Date(iso) : iso).getTime(), zone);
 

@@ -20,6 +20,11 @@ export interface Delivery {
   orderindex: number | null;
   pdt_from: string | null;
   pdt_to: string | null;
+  /** Several windows inside pdt_from..pdt_to (opening hours). */
+  time_windows?: { from: string; to: string }[];
+  /** The one of them the plan chose. */
+  window_from?: string | null;
+  window_to?: string | null;
   eta_from: string | null;
   eta_to: string | null;
   els: number | null;

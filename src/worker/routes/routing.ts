@@ -71,6 +71,7 @@ const DeliveryData = AddressInput.extend({
   custom_id: z.string().max(100).nullable().optional(),
   pdt_from: z.string().max(40).nullable().optional(),
   pdt_to: z.string().max(40).nullable().optional(),
+  time_windows: DeliveryWritable.shape.time_windows,
   els: z.number().int().min(0).max(1440).nullable().optional(),
   load: z.number().int().min(0).nullable().optional(),
   load_2: DeliveryWritable.shape.load_2,

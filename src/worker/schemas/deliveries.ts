@@ -1,10 +1,21 @@
 /** Deliveries on the wire: the record and the fields a client may write. */
 import { z } from "@hono/zod-openapi";
 import { DateTime, Point } from "../openapi";
+import { MAX_TIME_WINDOWS } from "../../core/domain/time-windows";
 import { AddressSchema } from "./addresses";
 import { SkillsInput, SkillsOutput } from "./skills";
 
 const dt = DateTime.nullable();
+
+/** Several windows of one delivery (opening hours), inside pdt_from..pdt_to. */
+export const TimeWindowsInput = z
+  .array(z.object({ from: z.string().max(40).openapi({ format: "date-time" }), to: z.string().max(40).openapi({ format: "date-time" }) }))
+  .max(MAX_TIME_WINDOWS)
+  .openapi({
+    description:
+      `Several time windows (e.g. opening hours 08:00-12:00 and 14:00-18:00), at most ${MAX_TIME_WINDOWS}, not overlapping, inside pdt_from..pdt_to ` +
+      "(which, when not given, become the first window's start and the last one's end); the optimiser chooses the window (`window_from`/`window_to`). [] = the one window pdt_from..pdt_to. Beyond the interface.",
+  });
 const int = z.number().int().nullable();
 const str = z.string().nullable();
 
@@ -12,7 +23,11 @@ export const DeliverySchema = z
   .object({
     id: z.number().int(),
     deliveryissuename: str,
-    pdt_from: dt, pdt_to: dt, eta_from: dt, eta_to: dt, tdt_from: dt, tdt_to: dt, ddt_from: dt, ddt_to: dt, ata: dt, atd: dt,
+    pdt_from: dt, pdt_to: dt,
+    time_windows: z.array(z.object({ from: DateTime, to: DateTime })).openapi({ description: "Several windows inside pdt_from..pdt_to, sorted ([]: that one window; beyond the interface)" }),
+    window_from: dt.openapi({ description: "The window of `time_windows` the plan serves it in; ETAs, lateness and the day report use it (null: pdt_from..pdt_to)" }),
+    window_to: dt,
+    eta_from: dt, eta_to: dt, tdt_from: dt, tdt_to: dt, ddt_from: dt, ddt_to: dt, ata: dt, atd: dt,
     els: int.openapi({ description: "Estimated length of stay, minutes" }),
     als: z.number().nullable(),
     tfp: int.openapi({ description: "Driving time from the preceding stop, seconds" }),
@@ -20,7 +35,7 @@ export const DeliverySchema = z
     deliverprio: int, orderindex: int, load: int,
     load_2: int.openapi({ description: "Load of the second kind (e.g. volume), against the vehicle's `capacity_2` (beyond the interface)" }),
     load_3: int.openapi({ description: "Load of the third kind (e.g. pallets), against the vehicle's `capacity_3` (beyond the interface)" }),
-    required_skills: SkillsOutput.openapi({ description: "Skills the vehicle or its driver must have to serve it (beyond the interface; docs/features/skills-and-loads.md)" }),
+    required_skills: SkillsOutput.openapi({ description: "Skills the vehicle or its driver must have to serve it (beyond the interface; docs/features/fleet-and-opening-hours.md)" }),
     notes: str, custom_id: str, custom_tour: str, drivernotes: str,
     final: z.boolean().nullable(),
     vehicle: str, scancode: str,
@@ -44,6 +59,7 @@ export const DeliveryWritable = z.object({
   deliveryissuename: z.string().max(200).nullable().optional(),
   pdt_from: z.string().max(40).nullable().optional().openapi({ format: "date-time", description: "ISO 8601; without a zone designator UTC" }),
   pdt_to: z.string().max(40).nullable().optional().openapi({ format: "date-time" }),
+  time_windows: TimeWindowsInput.optional(),
   ddt_from: z.string().max(40).nullable().optional().openapi({ format: "date-time" }),
   ddt_to: z.string().max(40).nullable().optional().openapi({ format: "date-time" }),
   els: z.number().int().min(0).max(24 * 60).nullable().optional(),

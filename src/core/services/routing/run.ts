@@ -29,6 +29,7 @@ export async function loadPlannedDeliveries(db: Db, companyId: number, params: R
       lat: addresses.lat,
       pdt_from: deliveries.pdt_from,
       pdt_to: deliveries.pdt_to,
+      time_windows: deliveries.time_windows,
       els: deliveries.els,
       load: deliveries.load,
       load_2: deliveries.load_2,

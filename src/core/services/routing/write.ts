@@ -61,12 +61,13 @@ function runStatements(db: Db, companyId: number, { processId, params, plan }: P
       update ${deliveries} set
         route_id = ${routeId(i)}, status = ${DeliveryStatus.routed},
         orderindex = s.orderindex, tdt_from = s.tdt_from, tdt_to = s.tdt_to, eta_from = s.eta_from, eta_to = s.eta_to,
-        tfp = s.tfp, waiting_time = s.waiting_time
+        tfp = s.tfp, waiting_time = s.waiting_time, window_from = s.window_from, window_to = s.window_to
       from (
         select json_extract(value, '$.delivery_id') as delivery_id, json_extract(value, '$.orderindex') as orderindex,
           json_extract(value, '$.tdt_from') as tdt_from, json_extract(value, '$.tdt_to') as tdt_to,
           json_extract(value, '$.eta_from') as eta_from, json_extract(value, '$.eta_to') as eta_to,
-          json_extract(value, '$.tfp') as tfp, json_extract(value, '$.waiting_time') as waiting_time
+          json_extract(value, '$.tfp') as tfp, json_extract(value, '$.waiting_time') as waiting_time,
+          json_extract(value, '$.window_from') as window_from, json_extract(value, '$.window_to') as window_to
         from json_each(${JSON.stringify(r.stops)})
       ) as s
       where ${deliveries.id} = s.delivery_id and ${deliveries.company_id} = ${companyId} and ${takeable}`,
@@ -74,7 +75,7 @@ function runStatements(db: Db, companyId: number, { processId, params, plan }: P
       ? [
           db
             .update(deliveries)
-            .set({ status: DeliveryStatus.none, route_id: null, orderindex: null, tdt_from: null, tdt_to: null, eta_from: null, eta_to: null })
+            .set({ status: DeliveryStatus.none, route_id: null, orderindex: null, tdt_from: null, tdt_to: null, eta_from: null, eta_to: null, window_from: null, window_to: null })
             .where(and(eq(deliveries.company_id, companyId), eq(deliveries.route_id, replaced.routeId), eq(deliveries.status, DeliveryStatus.routed))),
           db
             .update(routes)
