@@ -94,6 +94,20 @@ describe("routing with skills, stops, loads and service times", () => {
     const res = await co.api("POST", "/calcroute/optimized/timewindow?async=false", { body: { deliveryids: ids, vehicles: fleet } });
     expect(res.status, res.text).toBe(200);
     expect(routeOf(res.body.objects, ids[1]).deliveries.map((d: { id: number }) => d.id)).toEqual([ids[1]]);
+    // Each route says which vehicle it was planned for.
+    expect(routeOf(res.body.objects, ids[1])).toMatchObject({ vehicle: "Reefer", vehicle_id: null });
+    expect(routeOf(res.body.objects, ids[0])).toMatchObject({ vehicle: "Van" });
+  });
+
+  it("a route planned with the company's stored vehicles names the vehicle and its id", async () => {
+    const other = await createCompany();
+    const reefer = (await other.api("POST", "/vehicle", { body: { name: "Cold 1", skills: ["refrigerated"] } })).body;
+    await other.api("POST", "/vehicle", { body: { name: "Dry 1" } });
+    const ids = await scene(other, { required_skills: ["refrigerated"] });
+    const res = await other.api("POST", "/calcroute/optimized/timewindow?async=false", { body: { deliveryids: [ids[1]] } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.objects[0]).toMatchObject({ vehicle: "Cold 1", vehicle_id: reefer.id });
+    expect((await other.api("GET", `/route/${res.body.objects[0].id}`)).body).toMatchObject({ vehicle: "Cold 1", vehicle_id: reefer.id });
   });
 
   it("no vehicle with the skill: 422 naming the delivery and the missing skill, and nothing is routed", async () => {

@@ -197,6 +197,9 @@ export const routes = sqliteTable(
     replaces: integer("replaces"),
     replaced_by: integer("replaced_by"),
     routebase_address_id: integer("routebase_address_id").references(() => addresses.id),
+    /** The vehicle the tour was planned for: its name, and its id when it is a stored vehicle. */
+    vehicle: text("vehicle"),
+    vehicle_id: integer("vehicle_id"),
     areatext: text("areatext"),
     htmlcolor: text("htmlcolor"),
     /** GeoJSON LineString. */

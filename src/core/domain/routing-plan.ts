@@ -70,6 +70,8 @@ export interface RouteReplacement {
 }
 
 export interface VehicleSpec {
+  /** Set for the company's stored vehicles. */
+  id?: number;
   name: string;
   vehicle_class?: string | null;
   capacity_1?: number | null;
@@ -258,6 +260,9 @@ export interface PlannedRoute {
    * extends by the next number of the company's day ("Tour 3", "North-4").
    */
   name: { given: string } | { prefix: string };
+  /** The vehicle's name, and its id when stored. */
+  vehicle: string;
+  vehicle_id: number | null;
   driver_id: number | null;
   status: 0 | 1;
   distance: number;
@@ -356,6 +361,8 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
     let waited = 0;
     return {
       name,
+      vehicle: tour.vehicleId,
+      vehicle_id: fleet.get(tour.vehicleId)?.id ?? null,
       driver_id: driver,
       status: driver !== null ? 1 : 0,
       distance: Math.round(tour.distance),

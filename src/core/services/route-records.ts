@@ -45,7 +45,7 @@ export const routeFields: FieldMap = {
     Object.entries({
       id: "integer", creationtime: "datetime", ast: "datetime", tst_from: "datetime", tst_to: "datetime", pst: "integer",
       distance: "integer", driver_id: "integer", status: "integer", custom_id: "text", replaces: "integer", replaced_by: "integer",
-      routebase_address_id: "integer", areatext: "text", htmlcolor: "text", previous_drivers: "json_array", previous_deliveries: "json_array",
+      routebase_address_id: "integer", vehicle: "text", vehicle_id: "integer", areatext: "text", htmlcolor: "text", previous_drivers: "json_array", previous_deliveries: "json_array",
     } as const).map(([name, type]) => [name, { column: routes[name as keyof RouteRow], type }]),
   ),
   deliveries: {
@@ -84,6 +84,8 @@ function common(r: RouteRecordRow, deliveryIds: number[]) {
     replaces: r.replaces,
     replaced_by: r.replaced_by,
     routebase_address_id: r.routebase_address_id,
+    vehicle: r.vehicle,
+    vehicle_id: r.vehicle_id,
     sorted_deliveries: deliveryIds,
     areatext: r.areatext,
     htmlcolor: r.htmlcolor,

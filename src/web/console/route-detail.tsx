@@ -21,6 +21,7 @@ export function RouteDetail({ name, colour, onBack, proofHints, ...actions }: Ro
       <p>
         <span class="route-status">{ROUTE_STATUS_LABEL[route.status]}</span> · {driverName(route.driver_id)} · start {span(route.tst_from, route.tst_to)}
         {route.distance ? ` · ${(route.distance / 1000).toFixed(1)} km` : ""}
+        {route.vehicle ? ` · ${route.vehicle}` : ""}
       </p>
       <RouteActions {...actions} />
       <ol class="stops" data-testid="route-stops">

@@ -59,6 +59,8 @@ export interface Route {
   tst_to: string | null;
   ast: string | null;
   distance: number | null;
+  /** The vehicle the tour was planned for (its name). */
+  vehicle?: string | null;
   /** Minutes, stops included. */
   gross_duration: number | null;
   /** The route this one replaced by an update (`PATCH /calcroute/update/timewindow`). */

@@ -30,6 +30,8 @@ const routeBase = {
   replaces: int.openapi({ description: "The route this one replaced in an update" }),
   replaced_by: int.openapi({ description: "The route that replaced this one in an update" }),
   routebase_address_id: int.openapi({ description: "Start address (depot) of the tour" }),
+  vehicle: str.openapi({ description: "The vehicle the tour was planned for (its `name`; beyond the interface)" }),
+  vehicle_id: int.openapi({ description: "Its id when it is one of the company's stored vehicles (null for inline or identical vehicles; beyond the interface)" }),
   sorted_deliveries: ids.openapi({ description: "Deprecated: the delivery ids in driving order (same as the order of `deliveries`)" }),
   areatext: str.openapi({ description: "Summary of the route's region" }),
   htmlcolor: str.openapi({ description: "Colour for map display" }),

@@ -36,6 +36,8 @@ function runStatements(db: Db, companyId: number, { processId, params, plan }: P
       custom_id: "given" in r.name ? r.name.given : nextTourName(companyId, r.name.prefix, dayAround(Date.parse(r.tst_from), params.timeZone ?? "UTC")),
       driver_id: r.driver_id,
       status: r.status,
+      vehicle: r.vehicle,
+      vehicle_id: r.vehicle_id,
       ...(replaced
         ? {
             status: replaced.status,
