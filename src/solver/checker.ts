@@ -142,8 +142,11 @@ function checkTour(
   const matrix = problem.matrices?.[cls] ?? problem.matrices?.default;
   const speed = VEHICLE_CLASSES.find((c) => c.id === cls)!.speedKmh / 3.6;
   const factor = v.travelTimeFactor ?? 1;
-  const n = problem.jobs.length + 1;
-  const point = (i: number) => (i === 0 ? problem.depot : problem.jobs[i - 1].location);
+  // Matrix points: the depot, the jobs, then the further depots (types.ts, TravelMatrix).
+  const jobs = problem.jobs.length;
+  const depots = problem.depots ?? [];
+  const n = jobs + 1 + depots.length;
+  const point = (i: number) => (i === 0 ? problem.depot : i <= jobs ? problem.jobs[i - 1].location : depots[i - jobs - 1].location);
   // Leg between matrix points a and b departing at t: [metres, seconds].
   const leg = (a: number, b: number, t: number): [number, number] => {
     let metres: number;
@@ -161,6 +164,18 @@ function checkTour(
   };
   const vid = tour.vehicleId;
   const shift = v.shift ?? {};
+  // Each tour starts (and on a round trip ends) at its vehicle's depot.
+  let home = 0;
+  if (v.depot !== undefined) {
+    const k = depots.findIndex((d) => d.id === v.depot);
+    if (k < 0) add({ code: "DEPOT", message: `vehicle ${vid} names depot ${v.depot}, which the problem does not have`, vehicleId: vid });
+    else home = jobs + 1 + k;
+  }
+  if (tour.depot !== v.depot) add({ code: "DEPOT", message: `tour of ${vid} names depot ${tour.depot ?? "(the problem's)"}, but the vehicle is at ${v.depot ?? "the problem's depot"}`, vehicleId: vid });
+  for (const s of tour.stops) {
+    const only = problem.jobs[jobIndex.get(s.jobId) ?? -1]?.depot;
+    if (only !== undefined && only !== v.depot) add({ code: "DEPOT", message: `${s.jobId} may only be served from depot ${only}, but ${vid} is at ${v.depot ?? "the problem's depot"}`, jobId: s.jobId, vehicleId: vid });
+  }
   if (v.maxStops !== undefined && tour.stops.length > v.maxStops) add({ code: "MAX_STOPS", message: `tour of ${vid} has ${tour.stops.length} stops, at most ${v.maxStops} allowed`, vehicleId: vid });
   const skills = new Set(v.skills ?? []);
   for (const s of tour.stops) {
@@ -187,7 +202,7 @@ function checkTour(
   overload("leaving the depot");
 
   let t = tour.start;
-  let prev = 0;
+  let prev = home;
   let distance = 0;
   for (const s of tour.stops) {
     const idx = jobIndex.get(s.jobId);
@@ -247,7 +262,7 @@ function checkTour(
   }
   let end = t;
   if (v.roundtrip !== false) {
-    const [metres, seconds] = leg(prev, 0, t);
+    const [metres, seconds] = leg(prev, home, t);
     distance += metres;
     end = t + seconds;
   }

@@ -6,7 +6,8 @@ import { SolutionState } from "./state";
  * Parallel regret-2 insertion (Potvin & Rousseau 1993): repeatedly insert
  * the job whose best and second-best tours differ most, so that jobs with
  * few good options are placed first. A new tour is opened, seeded with the
- * job farthest from the depot, only when nothing fits into the open ones.
+ * job farthest from the depot (with several depots: from its nearest one),
+ * only when nothing fits into the open ones.
  * Multi-job units (pairs, groups) are placed first, cheapest-first.
  */
 export function regretInsertion(inst: Instance): SolutionState {
@@ -130,7 +131,7 @@ export function regretInsertion(inst: Instance): SolutionState {
     let far = -Infinity;
     for (let k = 0; k < pending.length; k++) {
       const node = inst.units[pending[k]][0];
-      const d = inst.distances.at(0, node) + inst.distances.at(node, 0);
+      const d = inst.depotTrip ? inst.depotTrip[node] : inst.distances.at(0, node) + inst.distances.at(node, 0);
       if (d > far) {
         far = d;
         seed = k;
@@ -162,7 +163,10 @@ export const GRANULAR_CONSTRUCTION_FROM = 2_000;
  */
 export function granularInsertion(inst: Instance): SolutionState {
   const state = SolutionState.empty(inst);
-  const far = (u: number) => inst.distances.at(0, inst.units[u][0]) + inst.distances.at(inst.units[u][0], 0);
+  const far = (u: number) => {
+    const node = inst.units[u][0];
+    return inst.depotTrip ? inst.depotTrip[node] : inst.distances.at(0, node) + inst.distances.at(node, 0);
+  };
   const order = state.unassigned.slice().sort((a, b) => far(b) - far(a));
   const k = inst.neighbourCount;
   const near = new Set<Route>();

@@ -45,7 +45,12 @@ export function subproblemCount(state: SolutionState): number {
   return jobs / subproblemJobs(jobs, state.routes.length);
 }
 
-/** Barycentre of a tour's jobs relative to the depot, in the problem's coordinates. */
+/**
+ * Barycentre of a tour's jobs relative to the depot, in the problem's
+ * coordinates. With several depots (`Problem.depots`) it is still
+ * `Problem.depot`: the angles only group tours that lie near each other
+ * into subproblems, and every tour keeps its vehicle's depot.
+ */
 function barycentre(state: SolutionState, route: Route): { x: number; y: number } {
   const problem = state.inst.problem;
   let x = 0;

@@ -51,6 +51,10 @@ function explainSingle(inst: Instance, node: number): [UnassignedJob["reason"], 
   const dims = inst.dims;
   const able = inst.vehicles.filter((v) => serves(inst, v, node));
   if (able.length === 0) {
+    const depot = inst.problem.jobs[node - 1].depot;
+    if (depot !== undefined && !inst.vehicles.some((v) => v.depot === depot)) {
+      return ["SKILLS", `may only be served from depot ${depot}, where no vehicle starts; give that depot a vehicle or lift the job's depot restriction`];
+    }
     const needs = inst.skillNames.filter((_, i) => inst.requires[node] & (1 << i));
     return ["SKILLS", `needs ${needs.join(", ")}, which no vehicle has all of; give a vehicle (or its driver) these skills, or drop the requirement`];
   }

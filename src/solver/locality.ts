@@ -45,18 +45,22 @@ export function inSpatialOrder(problem: Problem): Problem {
   const permuted = new Map<TravelMatrix, TravelMatrix>();
   const matrices = problem.matrices && Object.fromEntries(
     Object.entries(problem.matrices).map(([cls, m]) => {
-      if (m && !permuted.has(m)) permuted.set(m, permuteMatrix(m, order));
+      if (m && !permuted.has(m)) permuted.set(m, permuteMatrix(m, order, problem.depots?.length ?? 0));
       return [cls, m && permuted.get(m)];
     }),
   );
   return { ...problem, jobs: order.map((i) => jobs[i]), ...(matrices && { matrices }) };
 }
 
-/** Rows and columns in the new order (node 0, the depot, stays first); a size that does not fit is left for `compile` to reject. */
-function permuteMatrix(m: TravelMatrix, order: number[]): TravelMatrix {
-  const n = order.length + 1;
+/**
+ * Rows and columns in the new order (node 0, the depot, stays first, and the
+ * further depots stay after the jobs); a size that does not fit is left for
+ * `compile` to reject.
+ */
+function permuteMatrix(m: TravelMatrix, order: number[], depots: number): TravelMatrix {
+  const n = order.length + 1 + depots;
   if (m.size !== n || m.distances.length !== n * n || m.durations.length !== n * n) return m;
-  const node = [0, ...order.map((i) => i + 1)];
+  const node = [0, ...order.map((i) => i + 1), ...Array.from({ length: depots }, (_, k) => order.length + 1 + k)];
   const permute = (values: Float32Array | Float64Array) => {
     const out = new (values.constructor as Float32ArrayConstructor | Float64ArrayConstructor)(n * n);
     for (let a = 0; a < n; a++) {

@@ -19,9 +19,9 @@ export function greatCircleMetres(a: Location, b: Location): number {
   return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
-/** Problem points in matrix order: depot first, then the jobs. */
+/** Problem points in matrix order: depot first, then the jobs, then the further depots (`Problem.depots`). */
 export function problemPoints(problem: Problem): Location[] {
-  return [problem.depot, ...problem.jobs.map((j) => j.location)];
+  return [problem.depot, ...problem.jobs.map((j) => j.location), ...(problem.depots ?? []).map((d) => d.location)];
 }
 
 /**
@@ -55,6 +55,23 @@ export class DenseMatrix implements Matrix {
 
   at(from: number, to: number): number {
     return this.values[from * this.size + to];
+  }
+}
+
+/**
+ * A vehicle's view of a matrix when it starts at a further depot: node 0
+ * (the search's "depot" of every tour) is read as that depot's point
+ * (`depot`, after the jobs). Only such vehicles get one, so problems with a
+ * single depot read their matrices as before.
+ */
+export class DepotMatrix implements Matrix {
+  constructor(
+    readonly base: Matrix,
+    readonly depot: number,
+  ) {}
+
+  at(from: number, to: number): number {
+    return this.base.at(from === 0 ? this.depot : from, to === 0 ? this.depot : to);
   }
 }
 

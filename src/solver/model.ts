@@ -1,5 +1,6 @@
 import {
   DenseMatrix,
+  DepotMatrix,
   embeddedMatrix,
   type Matrix,
   problemPoints,
@@ -76,10 +77,16 @@ export const serves = (inst: Instance, v: VehicleModel, node: number): boolean =
 export interface VehicleModel {
   index: number;
   id: string;
+  /** Its depot's id (`Problem.depots`), undefined for the problem's depot. */
+  depot: string | undefined;
   /** Vehicles with equal `typeKey` are interchangeable. */
   typeKey: string;
   distances: Matrix;
-  /** Free-flow durations, before `timeScale`. */
+  /**
+   * Free-flow durations, before `timeScale`. Node 0 is the vehicle's own
+   * depot: for a vehicle at a further depot both matrices are `DepotMatrix`
+   * views that read node 0 as that depot's point.
+   */
   durations: Matrix;
   /**
    * Multiplies `durations` for planning: travel-time factor and, with
@@ -154,14 +161,20 @@ export interface Instance {
   neighbours: Int32Array;
   neighbourCount: number;
   hasPairs: boolean;
+  /** Whether some vehicle starts at a further depot (`Problem.depots`). */
+  multiDepot: boolean;
+  /** With `multiDepot`: per node the round trip to the nearest vehicle's depot (construction's "farthest job"); else null. */
+  depotTrip: Float64Array | null;
+  /** The objective ranks the tour count above cost (`SolveOptions.objective` "fleet", the default); `solve` sets it. */
+  fleetFirst: boolean;
 }
 
 function matrixFor(problem: Problem, cls: VehicleClassId, fallback: () => TravelMatrix): TravelMatrix {
   const m = problem.matrices?.[cls] ?? problem.matrices?.default;
   if (!m) return fallback();
-  const n = problem.jobs.length + 1;
+  const n = problem.jobs.length + 1 + (problem.depots?.length ?? 0);
   if (m.size !== n || m.distances.length !== n * n || m.durations.length !== n * n) {
-    throw new Error(`matrix for ${cls} must be ${n} x ${n} (depot + jobs)`);
+    throw new Error(`matrix for ${cls} must be ${n} x ${n} (depot + jobs${problem.depots?.length ? " + depots" : ""})`);
   }
   return m;
 }
@@ -189,11 +202,29 @@ export function compile(problem: Problem): Instance {
   );
   if (dims > 3) throw new Error("at most three load dimensions are supported");
 
+  // Further depots: matrix points after the jobs.
+  const depotNode = new Map<string, number>();
+  (problem.depots ?? []).forEach((d, k) => {
+    if (depotNode.has(d.id)) throw new Error(`duplicate depot id ${d.id}`);
+    depotNode.set(d.id, size + k);
+  });
+  const knownDepot = (id: string, who: string) => {
+    if (!depotNode.has(id)) throw new Error(`${who} names depot "${id}", which is not one of the problem's depots`);
+  };
+  for (const v of fleetOf(problem)) if (v.depot !== undefined) knownDepot(v.depot, `vehicle ${v.id}`);
+  for (const j of jobs) if (j.depot !== undefined) knownDepot(j.depot, `job ${j.id}`);
+
   // Skills as bits: only those some job needs matter (a vehicle's others change nothing).
+  // A job's depot restriction is one more such bit, which the vehicles of that depot have.
   const skillNames = [...new Set(jobs.flatMap((j) => j.skills ?? []))].sort();
-  if (skillNames.length > MAX_SKILLS) throw new Error(`at most ${MAX_SKILLS} distinct skills may be required by the jobs of one problem (got ${skillNames.length})`);
-  const skillBit = new Map(skillNames.map((s, i) => [s, 1 << i]));
-  const maskOf = (skills: readonly string[] | undefined) => (skills ?? []).reduce((m, s) => m | (skillBit.get(s) ?? 0), 0);
+  const userSkills = skillNames.length;
+  const restrictedTo = [...new Set(jobs.flatMap((j) => (j.depot === undefined ? [] : [j.depot])))].sort();
+  skillNames.push(...restrictedTo.map((id) => `depot ${id}`));
+  if (skillNames.length > MAX_SKILLS) throw new Error(`at most ${MAX_SKILLS} distinct skills (each depot that jobs are restricted to counting as one) may be required by the jobs of one problem (got ${skillNames.length})`);
+  const skillBit = new Map(skillNames.slice(0, userSkills).map((s, i) => [s, 1 << i]));
+  const depotBit = new Map(restrictedTo.map((id, i) => [id, 1 << (userSkills + i)]));
+  const maskOf = (skills: readonly string[] | undefined, depot?: string) =>
+    (skills ?? []).reduce((m, s) => m | (skillBit.get(s) ?? 0), depot === undefined ? 0 : (depotBit.get(depot) ?? 0));
 
   // The embedded distances are shared by all classes; build them once, lazily.
   let embedded: Matrix | undefined;
@@ -216,6 +247,12 @@ export function compile(problem: Problem): Instance {
       durations = distances;
       scale *= secondsPerMetre(cls);
     }
+    if (v.depot !== undefined) {
+      const at = depotNode.get(v.depot)!;
+      const viewed = new DepotMatrix(distances, at);
+      durations = durations === distances ? viewed : new DepotMatrix(durations, at);
+      distances = viewed;
+    }
     const vehTraffic = cls === "bicycle" ? undefined : traffic;
     const capacity = new Float64Array(dims).fill(UNBOUNDED);
     v.capacity?.forEach((c, d) => (capacity[d] = c));
@@ -224,6 +261,7 @@ export function compile(problem: Problem): Instance {
     const model: VehicleModel = {
       index,
       id: v.id,
+      depot: v.depot,
       typeKey: "",
       distances,
       durations,
@@ -236,7 +274,7 @@ export function compile(problem: Problem): Instance {
       latestEnd: shift?.latestEnd ?? UNBOUNDED,
       maxDuration: v.maxTourDuration ?? UNBOUNDED,
       capacity,
-      skills: maskOf(v.skills),
+      skills: maskOf(v.skills, v.depot),
       maxStops: v.maxStops ?? UNBOUNDED,
       fixedCost: costs?.fixed ?? 0,
       costPerMetre: (costs?.perKm ?? 1) / 1000,
@@ -244,6 +282,7 @@ export function compile(problem: Problem): Instance {
       costPerDurationSecond: (costs?.perTourHour ?? 0) / 3600,
     };
     model.typeKey = JSON.stringify([
+      ...(v.depot === undefined ? [] : [v.depot]),
       cls,
       m ? 1 : 0,
       model.timeScale,
@@ -295,7 +334,7 @@ export function compile(problem: Problem): Instance {
     ready[node] = own && own.length > 0 ? own[0].start : -UNBOUNDED;
     due[node] = own && own.length > 0 ? own[own.length - 1].end : UNBOUNDED;
     priority[node] = j.priority ?? 0;
-    requires[node] = maskOf(j.skills);
+    requires[node] = maskOf(j.skills, j.depot);
     if (j.pickup !== undefined) {
       const p = indexOf.get(j.pickup);
       if (p === undefined || p === node || partner[p] !== -1 || jobs[p - 1].pickup !== undefined) {
@@ -354,6 +393,17 @@ export function compile(problem: Problem): Instance {
   });
 
   const distances = vehicles[0]?.distances ?? embeddedDistances();
+  const multiDepot = vehicles.some((v) => v.depot !== undefined);
+  let depotTrip: Float64Array | null = null;
+  if (multiDepot) {
+    depotTrip = new Float64Array(size).fill(Infinity);
+    const seen = new Set<string>();
+    for (const v of vehicles) {
+      if (seen.has(v.typeKey)) continue;
+      seen.add(v.typeKey);
+      for (let node = 1; node < size; node++) depotTrip[node] = Math.min(depotTrip[node], v.distances.at(0, node) + v.distances.at(node, 0));
+    }
+  }
   const neighbourCount = Math.max(0, Math.min(size - 2, 80));
   const neighbours = new Int32Array(size * neighbourCount);
   // K nearest by a bounded insertion sort: O(size x K) instead of full sorts.
@@ -404,5 +454,8 @@ export function compile(problem: Problem): Instance {
     neighbours,
     neighbourCount,
     hasPairs: pairRole.some((r) => r !== 0),
+    multiDepot,
+    depotTrip,
+    fleetFirst: true,
   };
 }

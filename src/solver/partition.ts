@@ -5,6 +5,9 @@
  * together into one solution of the whole problem, followed by a final pass.
  * The parts are the subproblems of the decomposition (decomposition.ts):
  * tours grouped by the polar angle of their barycentres around the depot.
+ * With several depots (`Problem.depots`) the angles are still taken around
+ * `Problem.depot`, a grouping heuristic only: every part keeps all depots
+ * and its vehicles' own, so its tours start and end where they did.
  */
 import { polarGroups } from "./decomposition";
 import { compile, fleetOf } from "./model";
@@ -62,6 +65,7 @@ export function splitPlan(problem: Problem, solution: Solution, options: SplitOp
   const used = new Set(state.routes.map((r) => r.vehicle.id));
   const spares = fleet.filter((v) => !used.has(v.id)).slice(0, Math.max(0, inst.maxTours - state.routes.length));
   const jobs = problem.jobs;
+  const depotNodes = (problem.depots ?? []).map((_, k) => jobs.length + 1 + k);
   return groups.map((nodes, id) => {
     const routes = [...new Set(nodes.map((n) => state.routeOf[n]!))];
     const vehicles = [...routes.map((r) => byId.get(r.vehicle.id)!), ...spares.slice(id * SPARES_PER_PART, (id + 1) * SPARES_PER_PART)];
@@ -73,7 +77,8 @@ export function splitPlan(problem: Problem, solution: Solution, options: SplitOp
         jobs: partNodes.map((n) => jobs[n - 1]),
         vehicles,
         numVehicles: vehicles.length,
-        matrices: problem.matrices && Object.fromEntries(Object.entries(problem.matrices).map(([cls, m]) => [cls, m && subMatrix(m, partNodes)])),
+        // Further depots (Problem.depots, every part keeps them all) stay after the part's jobs.
+        matrices: problem.matrices && Object.fromEntries(Object.entries(problem.matrices).map(([cls, m]) => [cls, m && subMatrix(m, [...partNodes, ...depotNodes])])),
       },
       initial: routes.map((r) => ({ vehicleId: r.vehicle.id, jobIds: r.nodes.map((n) => jobs[n - 1].id) })),
       vehicleIds: vehicles.map((v) => v.id),
@@ -81,7 +86,7 @@ export function splitPlan(problem: Problem, solution: Solution, options: SplitOp
   });
 }
 
-/** The matrix over the depot and the given nodes (in that order). */
+/** The matrix over the depot and the given nodes (in that order: the part's jobs, then the further depots). */
 function subMatrix(m: TravelMatrix, nodes: number[]): TravelMatrix {
   const index = [0, ...nodes];
   const size = index.length;

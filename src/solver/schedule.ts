@@ -9,6 +9,7 @@ import type { Stop, Tour } from "./types";
  * achieves the tour's minimal duration (from its duration segment); times
  * then follow the real, possibly time-dependent, travel times. Planning used
  * the slowest traffic factor, so real arrivals are never later than planned.
+ * Node 0 is the vehicle's own depot (its matrices read it so: model.ts).
  */
 export function timetable(inst: Instance, route: Route): Tour {
   const v = route.vehicle;
@@ -58,6 +59,7 @@ export function timetable(inst: Instance, route: Route): Tour {
   const duration = end - start;
   return {
     vehicleId: v.id,
+    ...(v.depot !== undefined ? { depot: v.depot } : {}),
     start,
     end,
     stops,

@@ -69,8 +69,10 @@ export function* ruinAndRecreate(
     // A complete plan stays complete on the same fleet or loses whatever follows: a job that fits nowhere ends the candidate there.
     const complete = currentObj.unassigned === 0;
     // On the same fleet only the cost decides, so a candidate already above the threshold is stopped too (a ruin that emptied a tour is always accepted).
-    const limit = complete && current.routes.length === currentObj.tours ? threshold : Infinity;
-    if (!recreate(current, removed, rng, complete ? currentObj.tours : Infinity, limit, complete ? price.value : 0)) {
+    // Under the "cost" objective (tours not counted, fleetFirst false) any tour of the fleet may open, and only the cost decides.
+    const fleetFirst = current.inst.fleetFirst;
+    const limit = complete && (!fleetFirst || current.routes.length === currentObj.tours) ? threshold : Infinity;
+    if (!recreate(current, removed, rng, complete ? (fleetFirst ? currentObj.tours : current.inst.maxTours) : Infinity, limit, complete ? price.value : 0)) {
       current.rollback();
       continue;
     }

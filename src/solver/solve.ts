@@ -80,15 +80,21 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
   const seed = options.seed ?? 1;
   const rng = new Random(seed);
   const inst = compile(inSpatialOrder(problem));
+  if (options.objective !== undefined && options.objective !== "fleet" && options.objective !== "cost") {
+    throw new Error(`unknown objective "${String(options.objective)}": expected "fleet" or "cost"`);
+  }
+  inst.fleetFirst = options.objective !== "cost";
   const originalDue = inst.due.slice();
   let bestObjective: Objective | null = null;
+  let bestTours = 0;
   budget.watch(() => ({
-    tours: bestObjective?.tours ?? 0,
+    tours: bestTours,
     unassigned: bestObjective?.unassigned ?? inst.size - 1,
     cost: bestObjective?.cost ?? 0,
   }));
   const improved = (s: SolutionState) => {
     bestObjective = s.objective();
+    bestTours = s.routes.length;
     budget.progress();
   };
 
@@ -128,9 +134,12 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
     const warmUp = best.routes.length - tourLowerBound(best) <= 1 ? LONG_WARM_UP_SHARE : WARM_UP_SHARE;
     const large = inst.size - 1 >= DECOMPOSE_FROM;
     best = yield* costSearch(0, warmUp, INITIAL_TEMPERATURE, large);
-    best = yield* minimiseRoutes(best, rng, budget, warmUp + ROUTE_MINIMISATION_SHARE, improved, polish);
-    // Ejections and perturbations leave detours behind.
-    ls.run(best, rng, { shouldStop });
+    // Under the "cost" objective no effort goes into emptying tours: the cost search gets route minimisation's share.
+    if (inst.fleetFirst) {
+      best = yield* minimiseRoutes(best, rng, budget, warmUp + ROUTE_MINIMISATION_SHARE, improved, polish);
+      // Ejections and perturbations leave detours behind.
+      ls.run(best, rng, { shouldStop });
+    }
     if (!large && options.search === "hgs" && hgsApplies(best)) best = yield* hybridGeneticSearch(best, rng, budget, 1, improved);
     else {
       const decompose = large && subproblemCount(best) >= FINAL_SUBPROBLEMS_FROM;

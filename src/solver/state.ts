@@ -6,6 +6,7 @@ import { evaluateSequence, precedenceHolds, Route } from "./route";
 export interface Objective {
   unassigned: number;
   unassignedPriority: number;
+  /** The number of tours, or 0 under the "cost" objective (`Instance.fleetFirst` false), where it is not compared. */
   tours: number;
   cost: number;
 }
@@ -160,7 +161,7 @@ export class SolutionState {
     }
     let cost = 0;
     for (const r of this.routes) cost += r.cost;
-    return { unassigned, unassignedPriority, tours: this.routes.length, cost };
+    return { unassigned, unassignedPriority, tours: this.inst.fleetFirst ? this.routes.length : 0, cost };
   }
 
   cost(): number {
@@ -254,8 +255,8 @@ export class SolutionState {
       if (scope && !scope.mask[r.nodes[0]]) continue;
       best = this.placementIn(r, r.vehicle, unit, rng, blinkRate, best, bound) ?? best;
     }
-    // A new tour only when nothing else fits: the objective ranks tours above cost.
-    if (allowNew && best === null && this.canOpenTour()) {
+    // A new tour only when nothing else fits where the objective ranks tours above cost; under "cost" whenever it is cheaper.
+    if (allowNew && (best === null || !this.inst.fleetFirst) && this.canOpenTour()) {
       for (const type of this.types) {
         const v = this.freeVehicle(type);
         if (v) best = this.placementIn(null, v, unit, rng, blinkRate, best, bound) ?? best;

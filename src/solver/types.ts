@@ -81,6 +81,19 @@ export interface Job {
   group?: string;
   /** Skills the vehicle serving the job must have (e.g. "refrigerated", "tail-lift"), default none. */
   skills?: readonly string[];
+  /**
+   * Serve this job only from one depot: the id of one of `Problem.depots`
+   * (e.g. the supplier location a delivery is loaded at). Only vehicles whose
+   * `depot` is that id may take it. Absent: any vehicle, whichever depot.
+   */
+  depot?: string;
+}
+
+/** A depot besides the problem's own (`Problem.depot`): where vehicles naming its id start and, on round trips, end. */
+export interface Depot {
+  /** Unique among `Problem.depots`; vehicles and jobs name it. */
+  id: string;
+  location: Location;
 }
 
 export interface Shift {
@@ -126,11 +139,17 @@ export interface Vehicle {
   skills?: readonly string[];
   /** At most this many stops on its tour (default no limit). */
   maxStops?: number;
+  /**
+   * Where its tour starts (and ends, on a round trip): the id of one of
+   * `Problem.depots`. Absent: the problem's `depot`.
+   */
+  depot?: string;
 }
 
 /**
  * A travel matrix over the problem's points: index 0 is the depot, index
- * i + 1 is `jobs[i]`. Row-major, size x size entries. Durations in seconds
+ * i + 1 is `jobs[i]`, and with `Problem.depots` index jobs.length + 1 + k is
+ * `depots[k]` (the extra depots after the jobs). Row-major, size x size entries. Durations in seconds
  * at free-flow speed (before `travelTimeFactor` and traffic), distances in
  * metres. Typed arrays keep 2,000-job problems within a 128 MB isolate.
  */
@@ -152,8 +171,16 @@ export interface TrafficOptions {
 }
 
 export interface Problem {
+  /** Where tours start and end, unless their vehicle names one of `depots`. */
   depot: Location;
   jobs: Job[];
+  /**
+   * Further depots (several hubs in one run): a vehicle naming one's id
+   * starts (and ends) there, and the search decides which depot serves a job
+   * unless the job names one (`Job.depot`). Matrices then hold these points
+   * after the jobs: size 1 + jobs.length + depots.length.
+   */
+  depots?: Depot[];
   /**
    * Heterogeneous fleet. When absent, `numVehicles` identical round-trip cars
    * with ids "vehicle-1" ... "vehicle-n" and `vehicleCapacity` are used.
@@ -238,6 +265,14 @@ export interface SolveOptions {
    * `fixOrder`.
    */
   initial?: readonly InitialTour[];
+  /**
+   * "fleet" (default): fewest unassigned jobs, least priority left out,
+   * fewest tours, then least cost. "cost": the same without the tour count:
+   * the cost (distance x km rate, fixed costs, time costs) is minimised with
+   * at most the fleet given, and no effort goes into emptying tours (route
+   * minimisation is skipped); a tour that lowers the cost may be opened.
+   */
+  objective?: "fleet" | "cost";
 }
 
 /** A tour given to the solver: a vehicle and its jobs in driving order. */
@@ -270,6 +305,8 @@ export interface Stop {
 
 export interface Tour {
   vehicleId: string;
+  /** The id of the depot (`Problem.depots`) the tour starts and ends at; absent for the problem's `depot`. */
+  depot?: string;
   /** Departure from the depot. */
   start: number;
   /** Return to the depot, or end of the last service for an open tour. */
@@ -349,6 +386,7 @@ export interface Violation {
     | "GROUP"
     | "SKILLS"
     | "MAX_STOPS"
+    | "DEPOT"
     | "FIX_ORDER"
     | "SCHEDULE"
     | "TOTALS";
