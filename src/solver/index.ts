@@ -15,5 +15,6 @@ export {
 } from "./matrix";
 export { parseSolomon, solomonProblem, type SolomonInstance } from "./solomon";
 export { liLimProblem, parseLiLim, type LiLimInstance, type LiLimTask } from "./lilim";
+export { cordeauProblem, parseCordeau, type CordeauDepot, type CordeauInstance, type CordeauPoint } from "./cordeau";
 export { benchmarkFormat, benchmarkProblem, type BenchmarkFormat } from "./benchmark";
 export { SPLIT_BUDGET, mergeParts, splitPlan, toursOf, type PlanPart, type SplitOptions } from "./partition";

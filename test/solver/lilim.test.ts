@@ -85,7 +85,8 @@ describe("Li & Lim reader", () => {
     expect(benchmarkFormat(solomon)).toBe("solomon");
     expect(benchmarkProblem(SMALL).problem.jobs[1].pickup).toBe("1");
     expect(benchmarkProblem(solomon).problem.jobs.map((j) => j.id)).toEqual(["1"]);
-    // A Cordeau MDVRP file starts with "type m n t".
-    expect(() => benchmarkProblem("2 4 50 4\n0 80\n")).toThrow(/unknown instance format/);
+    // A Cordeau MDVRP file ("type m n t", then "D Q") is read by its own reader (cordeau.test.ts), which refuses a truncated one.
+    expect(() => benchmarkProblem("2 4 50 4\n0 80\n")).toThrow(/Cordeau MDVRP/);
+    expect(() => benchmarkProblem("1 2 3 4 5\nsome words\n")).toThrow(/unknown instance format/);
   });
 });
