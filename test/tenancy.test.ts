@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { type TestCompany, createCompany } from "./helpers";
+import { OPERATOR, type TestCompany, call, createCompany } from "./helpers";
 
 describe("tenancy", () => {
   let a: TestCompany;
@@ -7,6 +7,15 @@ describe("tenancy", () => {
   beforeAll(async () => {
     a = await createCompany();
     b = await createCompany();
+  });
+
+  it("a slug one of the service's own paths takes is refused with a 422, and no company is made", async () => {
+    for (const slug of ["tiles", "docs", "health", "app", "assets"]) {
+      const res = await call("POST", "/_operator/companies", { headers: OPERATOR, body: { slug, companyname: "Shadow", dispatcher: { email: `d@${slug}.example`, password: "correct horse battery" } } });
+      expect(res.status, slug).toBe(422);
+      expect(res.body).toMatchObject({ fields: "slug", message: expect.stringMatching(/reserved/) });
+      expect((await call("POST", `/${slug}/auth`, { body: { email: `d@${slug}.example`, password: "correct horse battery" } })).status).not.toBe(200);
+    }
   });
 
   it("an object of company A is 404 from company B", async () => {

@@ -24,7 +24,7 @@ import { accountRoutes } from "./routes/account";
 import { areaRoutes } from "./routes/areas";
 import { addressRoutes } from "./routes/addresses";
 import { availabilityRoutes } from "./routes/availability";
-import { companyRoutes } from "./routes/company";
+import { companyRoutes, publicBase } from "./routes/company";
 import { deliveryRoutes } from "./routes/deliveries";
 import { driverRoutes } from "./routes/drivers";
 import { lifecycleRoutes } from "./routes/lifecycle";
@@ -106,7 +106,8 @@ export function createApp() {
 
   // Liveness for load balancers and monitors: no binding is touched.
   app.get("/health", (c) => c.json({ status: "ok" }));
-  app.get("/openapi.json", (c) => c.json(openApiDocument(app)));
+  // `servers`: the origin the document was asked from, so tools call the deployment they read it from.
+  app.get("/openapi.json", (c) => c.json({ ...openApiDocument(app), servers: [{ url: publicBase(c), description: "This deployment" }] }));
   app.get("/docs", (c) => c.html(renderDocs(openApiDocument(app))));
   app.onError(handleError);
   app.notFound(handleNotFound);
@@ -125,11 +126,19 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
     description: "`JWT <access_token>` from `POST /{slug}/auth` (the prefix `JWT ` is mandatory).",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "Operator", { type: "http", scheme: "bearer", description: "OPERATOR_TOKEN" });
+  app.openAPIRegistry.registerComponent("securitySchemes", "AccessTokenQuery", {
+    type: "apiKey",
+    in: "query",
+    name: "access_token",
+    description: "The access token of `POST /{slug}/auth` as a query parameter: only the websocket takes it so (browsers cannot set its headers).",
+  });
   const doc = app.getOpenAPI31Document({
     openapi: "3.1.0",
     info: {
       title: "Dispatch and routing service",
       version: "1.0.0",
+      // No open licence: the interface is the operator's; an SPDX reference of its own says so (`identifier` is 3.1, not in the generator's 3.0 type).
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" } as { name: string },
       description:
         "Delivery dispatch and time-window route planning. Company endpoints live under `/{slug}` (the company's slug); " +
         "lists answer `{num_results, objects, page, total_pages}` and take `q` in the Flask-Restless search format; " +
@@ -137,6 +146,8 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
         "touched the database carries the session's bookmark in `x-d1-bookmark`; send the newest one you received back in " +
         "`x-d1-bookmark` and no answer is older than what you wrote or read before (a value that is not such a bookmark is a 422).",
     },
+    // Every operation needs `Authorization: JWT <token>` unless it declares otherwise (the public ones: `security: []`).
+    security: [{ JWT: [] }],
   });
   closeRequestBodies(doc);
   const slugParam = { name: "slug", in: "path", required: true, schema: { type: "string", pattern: "^[a-z0-9][a-z0-9-]{1,39}$" }, description: "Company slug" };

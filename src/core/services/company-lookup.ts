@@ -8,6 +8,12 @@ import type { Env } from "../env";
 
 export const SLUG = /^[a-z0-9][a-z0-9-]{1,39}$/;
 
+/**
+ * Slugs the service's own top-level paths take (the worker's `/tiles`, `/docs`, `/health`; the static
+ * pages' `/app` and `/assets`, wrangler.toml `[assets]`): a company there would be unreachable or shadow them.
+ */
+export const RESERVED_SLUGS: readonly string[] = ["tiles", "docs", "health", "app", "assets", "api", "openapi", "static", "operator"];
+
 export async function findCompanyBySlug(db: Db, slug: string): Promise<Company | null> {
   if (!SLUG.test(slug)) return null;
   const [row] = await db

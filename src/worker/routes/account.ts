@@ -16,6 +16,8 @@ import { throttledAttempt } from "../credential-attempts";
 const auth = createRoute({
   method: "post",
   path: "/auth",
+  operationId: "logIn",
+  security: [],
   tags: ["Authentication"],
   summary: "Obtain an access token",
   description:
@@ -34,6 +36,8 @@ const auth = createRoute({
 const registerRoute = createRoute({
   method: "post",
   path: "/register",
+  operationId: "register",
+  security: [],
   tags: ["Authentication"],
   summary: "Register with an invitation or activation code",
   description:

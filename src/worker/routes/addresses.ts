@@ -18,6 +18,7 @@ const AddressList = envelope(AddressDetailSchema, "AddressList");
 const getAddresses = apiRoute({
   method: "get",
   path: "/address",
+  operationId: "listAddresses",
   tags: ["Addresses"],
   summary: "Addresses",
   description:
@@ -31,6 +32,7 @@ const getAddresses = apiRoute({
 const getAddress = apiRoute({
   method: "get",
   path: "/address/{address_id}",
+  operationId: "getAddress",
   tags: ["Addresses"],
   summary: "One address",
   description: `${DETAIL_NOTE} 404 for unknown ids and for addresses of other companies.`,
@@ -41,6 +43,7 @@ const getAddress = apiRoute({
 const postAddress = apiRoute({
   method: "post",
   path: "/address",
+  operationId: "createAddress",
   tags: ["Addresses"],
   summary: "Create an address",
   description:
@@ -60,6 +63,7 @@ const AddressPatch = AddressInput.extend({
 const patchAddress = apiRoute({
   method: "patch",
   path: "/address",
+  operationId: "updateAddress",
   tags: ["Addresses"],
   summary: "Change an address",
   description:
@@ -89,6 +93,7 @@ const ReverseAddressSchema = AddressDetailSchema.extend({
 const addressForLocation = apiRoute({
   method: "get",
   path: "/addressforlocation",
+  operationId: "getAddressForLocation",
   tags: ["Addresses"],
   summary: "Reverse geocoding: the address at a point",
   description:
@@ -109,6 +114,7 @@ const addressForLocation = apiRoute({
 const searchAddress = apiRoute({
   method: "get",
   path: "/searchaddress",
+  operationId: "searchAddresses",
   tags: ["Addresses"],
   summary: "Full-text address search",
   description:

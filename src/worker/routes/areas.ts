@@ -23,6 +23,7 @@ const areaCtx = (c: Context<AppEnv>): AreaCtx => ({ db: c.get("db"), d1: c.env.D
 const getPlzAreas = apiRoute({
   method: "get",
   path: "/plzarea",
+  operationId: "listPostalAreas",
   tags: ["Areas"],
   summary: "Postal-code areas",
   description:
@@ -40,6 +41,7 @@ const getPlzAreas = apiRoute({
 const listPlzAreaIndex = apiRoute({
   method: "get",
   path: "/plzareas",
+  operationId: "getPostalAreasGeometry",
   tags: ["Areas"],
   summary: "All postal codes with this company's tour area ids",
   description:
@@ -71,6 +73,7 @@ const PointLookupSchema = z
 const areaForPoint = apiRoute({
   method: "get",
   path: "/areaforpoint",
+  operationId: "getAreaForPoint",
   tags: ["Areas"],
   summary: "Postal-code area containing a point",
   description:
@@ -91,6 +94,7 @@ const AreaFromPlzBody = z
 const areaFromPlz = apiRoute({
   method: "post",
   path: "/areafromplz",
+  operationId: "createTourAreaFromPostalCodes",
   tags: ["Areas"],
   summary: "Create a tour area from postal codes",
   description:
@@ -104,6 +108,7 @@ const areaFromPlz = apiRoute({
 const getTourAreas = apiRoute({
   method: "get",
   path: "/tourarea",
+  operationId: "listTourAreas",
   tags: ["Areas"],
   summary: "Tour areas",
   description:
@@ -117,6 +122,7 @@ const getTourAreas = apiRoute({
 const getTourAreaRoute = apiRoute({
   method: "get",
   path: "/tourarea/{tourarea_id}",
+  operationId: "getTourArea",
   tags: ["Areas"],
   summary: "One tour area",
   request: { params: IdParam("tourarea_id") },
@@ -126,6 +132,7 @@ const getTourAreaRoute = apiRoute({
 const patchTourArea = apiRoute({
   method: "patch",
   path: "/tourarea/{tourarea_id}",
+  operationId: "updateTourArea",
   tags: ["Areas"],
   summary: "Change a tour area",
   description:
@@ -138,6 +145,7 @@ const patchTourArea = apiRoute({
 const deleteTourAreaRoute = apiRoute({
   method: "delete",
   path: "/deletetourarea/{tourarea_id}",
+  operationId: "deleteTourArea",
   tags: ["Areas"],
   summary: "Delete a tour area",
   description: "Removes the tour area and its membership (its postal codes become free); answers the deleted tour area.",

@@ -29,6 +29,7 @@ const PatchBody = z
 const getWindows = apiRoute({
   method: "get",
   path: "/driveravailability",
+  operationId: "listDriverAvailabilities",
   tags: ["Driver availability"],
   summary: "Availability windows",
   description: "`q` filters on `id`, `fromtime`, `totime`, `driver_id`.",
@@ -39,6 +40,7 @@ const getWindows = apiRoute({
 const getWindowRoute = apiRoute({
   method: "get",
   path: "/driveravailability/{driveravailability_id}",
+  operationId: "getDriverAvailability",
   tags: ["Driver availability"],
   summary: "One availability window",
   request: { params: IdParam("driveravailability_id") },
@@ -48,6 +50,7 @@ const getWindowRoute = apiRoute({
 const postWindow = apiRoute({
   method: "post",
   path: "/driveravailability",
+  operationId: "createDriverAvailability",
   tags: ["Driver availability"],
   summary: "Add an availability window",
   description:
@@ -61,6 +64,7 @@ const postWindow = apiRoute({
 const patchWindow = apiRoute({
   method: "patch",
   path: "/driveravailability",
+  operationId: "updateDriverAvailability",
   tags: ["Driver availability"],
   summary: "Change an availability window (identified by `id` in the body)",
   description: "Drivers may change only their own windows and may not hand them to another driver (403).",
@@ -72,6 +76,7 @@ const patchWindow = apiRoute({
 const deleteWindowRoute = apiRoute({
   method: "delete",
   path: "/driveravailability/{driveravailability_id}",
+  operationId: "deleteDriverAvailability",
   tags: ["Driver availability"],
   summary: "Delete an availability window",
   description: "Answers the deleted window. Drivers may delete only their own (403).",
@@ -88,6 +93,7 @@ const MergedSchema = AvailabilitySchema.extend({
 const postMerge = apiRoute({
   method: "post",
   path: "/mergedriveravailability",
+  operationId: "mergeDriverAvailabilities",
   tags: ["Driver availability"],
   summary: "Add an availability window, merging it with overlapping ones",
   description:

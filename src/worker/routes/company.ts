@@ -24,6 +24,7 @@ const CompanySchema = z
 const getCompany = apiRoute({
   method: "get",
   path: "/company",
+  operationId: "getCompany",
   tags: ["Company"],
   summary: "The company (a list with exactly one element)",
   responses: { 200: jsonResponse(envelope(CompanySchema, "CompanyList"), "The company") },
@@ -32,6 +33,7 @@ const getCompany = apiRoute({
 const getCompanyAddress = apiRoute({
   method: "get",
   path: "/companyaddress",
+  operationId: "getCompanyAddress",
   tags: ["Company"],
   summary: "Address of the company centre (depot)",
   responses: { 200: jsonResponse(AddressSchema, "The depot address") },
@@ -40,6 +42,7 @@ const getCompanyAddress = apiRoute({
 const getDispatchers = apiRoute({
   method: "get",
   path: "/dispatcher",
+  operationId: "listDispatchers",
   tags: ["Company"],
   summary: "Dispatcher users",
   request: { query: ListQuery },
@@ -49,6 +52,7 @@ const getDispatchers = apiRoute({
 const getDispatcherRoute = apiRoute({
   method: "get",
   path: "/dispatcher/{dispatcher_id}",
+  operationId: "getDispatcher",
   tags: ["Company"],
   summary: "One dispatcher user",
   request: { params: IdParam("dispatcher_id") },
@@ -65,6 +69,7 @@ const addUser = (usertype: "watcher" | "dispatcher") =>
   apiRoute({
     method: "post",
     path: `/adduser/${usertype}`,
+    operationId: `add${usertype[0].toUpperCase()}${usertype.slice(1)}`,
     tags: ["Company"],
     summary: `Invite a ${usertype}`,
     description: `Creates the ${usertype} and emails an invitation code for \`POST /<slug>/register\`. 409 when the email is taken in this company.`,

@@ -43,6 +43,8 @@ const TrackingViewSchema = z
 const trackingJson = createRoute({
   method: "get",
   path: "/track/{token}",
+  operationId: "getTracking",
+  security: [],
   tags: ["Customer tracking"],
   summary: "What a customer's tracking link shows (no login)",
   description:
@@ -55,6 +57,7 @@ const trackingJson = createRoute({
 const issueLink = apiRoute({
   method: "post",
   path: "/delivery/{delivery_id}/trackinglink",
+  operationId: "createTrackingLink",
   tags: ["Customer tracking"],
   summary: "Issue a new tracking link for a delivery",
   description: "The previous link of the delivery stops working. Customer ETA messages carry the delivery's current link (made when it has none).",
@@ -65,6 +68,7 @@ const issueLink = apiRoute({
 const revokeLinks = apiRoute({
   method: "delete",
   path: "/delivery/{delivery_id}/trackinglink",
+  operationId: "revokeTrackingLink",
   tags: ["Customer tracking"],
   summary: "Revoke the delivery's tracking links",
   description: "Its page then shows a friendly \"not found\" page.",

@@ -17,6 +17,7 @@ const LookupList = envelope(Lookup, "LookupList");
 const listDeliveries = apiRoute({
   method: "get",
   path: "/delivery",
+  operationId: "listDeliveries",
   tags: ["Deliveries"],
   summary: "Deliveries",
   request: { query: ListQuery },
@@ -26,6 +27,7 @@ const listDeliveries = apiRoute({
 const getDelivery = apiRoute({
   method: "get",
   path: "/delivery/{delivery_id}",
+  operationId: "getDelivery",
   tags: ["Deliveries"],
   summary: "One delivery",
   request: { params: IdParam("delivery_id") },
@@ -35,6 +37,7 @@ const getDelivery = apiRoute({
 const postDelivery = apiRoute({
   method: "post",
   path: "/delivery",
+  operationId: "createDelivery",
   tags: ["Deliveries"],
   summary: "Create a delivery",
   description:
@@ -48,6 +51,7 @@ const postDelivery = apiRoute({
 const patchDelivery = apiRoute({
   method: "patch",
   path: "/delivery",
+  operationId: "updateDelivery",
   tags: ["Deliveries"],
   summary: "Change a delivery (identified by id in the body)",
   description:
@@ -61,6 +65,7 @@ const patchDelivery = apiRoute({
 const deleteMatching = apiRoute({
   method: "delete",
   path: "/delivery",
+  operationId: "deleteDelivery",
   tags: ["Deliveries"],
   summary: "Delete the deliveries matching q",
   description:
@@ -70,11 +75,11 @@ const deleteMatching = apiRoute({
   responses: { 200: jsonResponse(z.object({ num_deleted: z.number().int() }), "Number of deleted deliveries") },
 });
 
-const lookupRoute = (path: string, summary: string) =>
-  apiRoute({ method: "get", path, tags: ["Deliveries"], summary, responses: { 200: jsonResponse(LookupList, summary) } });
-const deliveryStatus = lookupRoute("/deliverystatus", "Delivery status values");
-const deliveryType = lookupRoute("/deliverytype", "Delivery type values (deliverytype_id)");
-const deliveryCode = lookupRoute("/deliverycode", "Delivery code values (code)");
+const lookupRoute = (path: string, operationId: string, summary: string) =>
+  apiRoute({ method: "get", path, operationId, tags: ["Deliveries"], summary, responses: { 200: jsonResponse(LookupList, summary) } });
+const deliveryStatus = lookupRoute("/deliverystatus", "listDeliveryStatuses", "Delivery status values");
+const deliveryType = lookupRoute("/deliverytype", "listDeliveryTypes", "Delivery type values (deliverytype_id)");
+const deliveryCode = lookupRoute("/deliverycode", "listDeliveryCodes", "Delivery code values (code)");
 
 
 export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })

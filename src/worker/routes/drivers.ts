@@ -35,6 +35,7 @@ const IncludeQuery = {
 const getDrivers = apiRoute({
   method: "get",
   path: "/driver",
+  operationId: "listDrivers",
   tags: ["Drivers"],
   summary: "Drivers",
   description:
@@ -47,6 +48,7 @@ const getDrivers = apiRoute({
 const getDriver = apiRoute({
   method: "get",
   path: "/driver/{driver_id}",
+  operationId: "getDriver",
   tags: ["Drivers"],
   summary: "One driver",
   request: { params: IdParam("driver_id"), query: z.object(IncludeQuery) },
@@ -67,13 +69,14 @@ const NewDriverBody = z
     vehicle: VehicleName.optional(),
     status: DriverStatusValue.optional(),
     expires: DateTimeInput.nullable().optional(),
-    skills: SkillsInput.optional().openapi({ description: "What the driver can do (e.g. `adr`, `two-person`): counts for the vehicle the driver is bound to in a routing run (beyond the interface; docs/features/skills-and-loads.md)" }),
+    skills: SkillsInput.optional().openapi({ description: "What the driver can do (e.g. `adr`, `two-person`): counts for the vehicle the driver is bound to in a routing run (beyond the interface; docs/features/fleet-and-opening-hours.md)" }),
   })
   .openapi("NewDriver");
 
 const postDriver = apiRoute({
   method: "post",
   path: "/driver",
+  operationId: "createDriver",
   tags: ["Drivers"],
   summary: "Create a driver",
   description:
@@ -99,7 +102,7 @@ const DriverPatchBody = z
     vehicle: VehicleName.optional(),
     status: DriverStatusValue.optional(),
     active: z.boolean().optional().openapi({ description: "Dispatchers may (de)activate a driver; routes can only be assigned to active drivers" }),
-    skills: SkillsInput.optional().openapi({ description: "What the driver can do (e.g. `adr`, `two-person`): counts for the vehicle the driver is bound to in a routing run (beyond the interface; docs/features/skills-and-loads.md)" }),
+    skills: SkillsInput.optional().openapi({ description: "What the driver can do (e.g. `adr`, `two-person`): counts for the vehicle the driver is bound to in a routing run (beyond the interface; docs/features/fleet-and-opening-hours.md)" }),
     expires: DateTimeInput.nullable().optional(),
     id: z.number().int().optional().openapi({ description: "Read-only: must equal the path id when given" }),
     usertype: z.string().max(20).optional().openapi({ description: "Read-only: only `driver` is accepted" }),
@@ -114,6 +117,7 @@ const DriverPatchBody = z
 const patchDriver = apiRoute({
   method: "patch",
   path: "/driver/{driver_id}",
+  operationId: "updateDriver",
   tags: ["Drivers"],
   summary: "Change a driver",
   description:
@@ -127,6 +131,7 @@ const patchDriver = apiRoute({
 const activate = apiRoute({
   method: "post",
   path: "/activatedriver",
+  operationId: "activateDriver",
   tags: ["Drivers"],
   summary: "Activate the calling driver's device",
   description:
@@ -143,6 +148,7 @@ const DriverStatusSchema = z.object({ id: z.number().int(), name: z.string() }).
 const listDriverStatus = apiRoute({
   method: "get",
   path: "/driverstatus",
+  operationId: "listDriverStatuses",
   tags: ["Drivers"],
   summary: "Driver status values",
   description: DRIVER_STATUS_DESCRIPTION,
@@ -160,6 +166,7 @@ const RouteRef = z
 const driverRoute = apiRoute({
   method: "get",
   path: "/driverroute/{driver_id}",
+  operationId: "listDriverRoutes",
   tags: ["Drivers"],
   summary: "The route the driver is driving now",
   description: "The route with status 3 (`ontheway`) of the driver (the most recently started one). 404 when the driver drives none.",
@@ -170,6 +177,7 @@ const driverRoute = apiRoute({
 const currentDriverRoute = apiRoute({
   method: "get",
   path: "/currentdriverroute/{driver_id}",
+  operationId: "getCurrentDriverRoute",
   tags: ["Drivers"],
   summary: "The route the driver is driving, else its next one",
   description:

@@ -31,6 +31,7 @@ const TRANSITIONS =
 const patchRoute = apiRoute({
   method: "patch",
   path: "/route/{route_id}",
+  operationId: "updateRoute",
   tags: ["Routes"],
   summary: "Change a route's status or driver",
   description: TRANSITIONS,
@@ -42,6 +43,7 @@ const patchRoute = apiRoute({
 const setRouteStatus = apiRoute({
   method: "post",
   path: "/setroutestatus/{route_id}",
+  operationId: "setRouteStatus",
   tags: ["Routes"],
   summary: "Set a route's status (POST alternative to PATCH)",
   description: `Body \`{"status": N}\`. ${TRANSITIONS}`,
@@ -53,6 +55,7 @@ const setRouteStatus = apiRoute({
 const cancelRouteRoute = apiRoute({
   method: "post",
   path: "/cancelroute/{route_id}",
+  operationId: "cancelRoute",
   tags: ["Routes"],
   summary: "Cancel a route",
   description: "Status 0..3 -> 5; its unfinished deliveries (not delivered, not cancelled) return to the pool with status 0 `none`. Finished, cancelled or replaced routes: 409.",
@@ -63,6 +66,7 @@ const cancelRouteRoute = apiRoute({
 const deliveryDone = apiRoute({
   method: "post",
   path: "/deliverydone/{delivery_id}",
+  operationId: "reportDelivery",
   tags: ["Deliveries"],
   summary: "Report a delivery as delivered or undelivered",
   description:
@@ -102,6 +106,7 @@ const etaDescription =
 const updateEtasOne = apiRoute({
   method: "get",
   path: "/updateetas/timewindow/{route_id}",
+  operationId: "updateRouteEtas",
   tags: ["Routes"],
   summary: "Recompute the ETAs of a route on the way",
   description: `${etaDescription} The route must be on the way (else 409).`,
@@ -112,6 +117,7 @@ const updateEtasOne = apiRoute({
 const updateEtasAll = apiRoute({
   method: "get",
   path: "/updateetas/timewindow",
+  operationId: "updateEtas",
   tags: ["Routes"],
   summary: "Recompute the ETAs of every route on the way",
   description: etaDescription,

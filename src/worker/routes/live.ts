@@ -11,6 +11,8 @@ export const liveRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
 liveRoutes.openAPIRegistry.registerPath({
   method: "get",
   path: "/ws",
+  operationId: "openLiveChannel",
+  security: [{ AccessTokenQuery: [] }],
   tags: ["Live updates"],
   summary: "Websocket of live events",
   description:

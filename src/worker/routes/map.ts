@@ -29,14 +29,16 @@ const MapConfigSchema = z
   .openapi("MapConfig");
 
 const Zxy = z.object({
-  z: z.coerce.number().int().min(0).max(30).openapi({ param: { name: "z", in: "path" }, example: 13 }),
-  x: z.coerce.number().int().min(0).openapi({ param: { name: "x", in: "path" }, example: 4400 }),
-  y: z.coerce.number().int().min(0).openapi({ param: { name: "y", in: "path" }, example: 2686 }),
+  z: z.coerce.number().int().min(0).max(30).openapi({ param: { name: "z", in: "path", required: true }, example: 13 }),
+  x: z.coerce.number().int().min(0).openapi({ param: { name: "x", in: "path", required: true }, example: 4400 }),
+  y: z.coerce.number().int().min(0).openapi({ param: { name: "y", in: "path", required: true }, example: 2686 }),
 });
 
 const configRoute = createRoute({
   method: "get",
   path: "/tiles/map.json",
+  operationId: "getBaseMap",
+  security: [],
   tags: ["Base map"],
   summary: "Which base map the pages draw, and its bounds, zooms and attribution",
   description:
@@ -48,6 +50,8 @@ const configRoute = createRoute({
 const vectorRoute = createRoute({
   method: "get",
   path: "/tiles/{z}/{x}/{y}.mvt",
+  operationId: "getVectorTile",
+  security: [],
   tags: ["Base map"],
   summary: "A vector tile of the base map archive",
   description:
@@ -67,6 +71,8 @@ const vectorRoute = createRoute({
 const rasterRoute = createRoute({
   method: "get",
   path: "/tiles/raster/{z}/{x}/{y}.png",
+  operationId: "getRasterTile",
+  security: [],
   tags: ["Base map"],
   summary: "A raster tile of the configured tile server, through this service",
   description: "The tile of `MAP_RASTER_URL`, passed on (cached a day) so that browsers load nothing from another origin. 404 without a raster server; 502 when it fails.",

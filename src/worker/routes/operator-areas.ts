@@ -11,6 +11,7 @@ import { importPostalAreas, prepareImportRows } from "../../core/services/area-i
 const importAreas = createRoute({
   method: "post",
   path: "/postal-areas",
+  operationId: "importPostalAreas",
   tags: ["Operator"],
   summary: "Import postal-code polygons",
   description:

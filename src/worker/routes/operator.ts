@@ -1,7 +1,7 @@
 /** Operator interface (contract.md §3): companies, their first users, the outbox. Not tenant-scoped. */
 import { OpenAPIHono, createRoute, z } from "@hono/zod-openapi";
 import { companyOutbox, createCompany, createCompanyUser, operatorCompany, shardOverview, updateCompany } from "../../core/services/company-admin";
-import { SLUG } from "../../core/services/company-lookup";
+import { RESERVED_SLUGS, SLUG } from "../../core/services/company-lookup";
 import { moveCompanyStep } from "../../core/services/company-move";
 import { companyUsage } from "../../core/services/usage";
 import type { AppEnv } from "../app-env";
@@ -20,6 +20,7 @@ const Person = { firstname: z.string().max(100).optional(), lastname: z.string()
 const postCompany = createRoute({
   method: "post",
   path: "/companies",
+  operationId: "createCompany",
   tags: ["Operator"],
   summary: "Create a company with its first dispatcher",
   description: "`depot` becomes the company centre and default start of tours; without `lat`/`lng` it is geocoded.",
@@ -27,7 +28,11 @@ const postCompany = createRoute({
   request: {
     body: jsonBody(
       z.object({
-        slug: z.string().regex(SLUG, "lower-case letters, digits and '-', 2-40 characters"),
+        slug: z
+          .string()
+          .regex(SLUG, "lower-case letters, digits and '-', 2-40 characters")
+          .refine((s) => !RESERVED_SLUGS.includes(s), `reserved for the service's own paths (${RESERVED_SLUGS.join(", ")})`)
+          .openapi({ description: `Lower-case letters, digits and '-', 2-40 characters; not one of the service's own top-level paths (${RESERVED_SLUGS.join(", ")})` }),
         companyname: z.string().min(1).max(200),
         ...CompanySettings.partial().shape,
         shard: z.number().int().min(0).optional().openapi({ description: "The D1 database (shard) to place the company on; by default the deployment's rule (`SHARD_FOR_NEW_COMPANIES`: the shard with the fewest companies)" }),
@@ -42,6 +47,7 @@ const postCompany = createRoute({
 const patchCompany = createRoute({
   method: "patch",
   path: "/companies/{slug}",
+  operationId: "updateCompany",
   tags: ["Operator"],
   summary: "Change a company's name and settings",
   description: "Time zone, language of messages, the customer notification rules and how long driver positions stay in the database; fields left out stay as they are.",
@@ -56,6 +62,7 @@ const patchCompany = createRoute({
 const postUser = createRoute({
   method: "post",
   path: "/companies/{slug}/users",
+  operationId: "createCompanyUser",
   tags: ["Operator"],
   summary: "Create a confirmed user in a company",
   description: "Drivers made this way are confirmed but inactive; the response carries their activation `code`.",
@@ -89,6 +96,7 @@ const OutboxSchema = z
 const listOutbox = createRoute({
   method: "get",
   path: "/companies/{slug}/outbox",
+  operationId: "listCompanyOutbox",
   tags: ["Operator"],
   summary: "Outgoing messages of a company",
   description: "Every outgoing email and SMS with its delivery state: `queued` (waiting or being retried with backoff; `attempts` and `last_error` tell), `sent` (`provider_message_id`, `sent_at`) or `failed` (attempts used up, or an SMS number that cannot be dialled). `q` filters on `status`, `channel`, `template`, `to`, `attempts`, `created_at`, `sent_at`.",
@@ -100,6 +108,7 @@ const listOutbox = createRoute({
 const getUsage = createRoute({
   method: "get",
   path: "/companies/{slug}/usage",
+  operationId: "getCompanyUsage",
   tags: ["Operator"],
   summary: "Rows and storage of a company",
   description:
@@ -132,6 +141,7 @@ const MoveSchema = z
 const moveCompany = createRoute({
   method: "post",
   path: "/companies/{slug}/move",
+  operationId: "moveCompany",
   tags: ["Operator"],
   summary: "Move a company to another shard (one step)",
   description:
@@ -147,6 +157,7 @@ const moveCompany = createRoute({
 const listShards = createRoute({
   method: "get",
   path: "/shards",
+  operationId: "listShards",
   tags: ["Operator"],
   summary: "The shards and how many companies each holds",
   description: "Every D1 database declared (`DB` is shard 0, `DB_SHARD_<n>` shard n), the companies the directory places on it and the ones moving away from it.",

@@ -39,6 +39,7 @@ const ProofForm = z
 const addProof = apiRoute({
   method: "post",
   path: "/delivery/{delivery_id}/proof",
+  operationId: "createProof",
   tags: ["Proof of delivery"],
   summary: "Add a photo, signature or recipient to a delivery's proof",
   description:
@@ -54,6 +55,7 @@ const addProof = apiRoute({
 const getProofs = apiRoute({
   method: "get",
   path: "/delivery/{delivery_id}/proof",
+  operationId: "listProofs",
   tags: ["Proof of delivery"],
   summary: "The proofs of a delivery",
   description:
@@ -68,6 +70,7 @@ const imageRoute = (kind: ProofKind) =>
   apiRoute({
     method: "get",
     path: `/delivery/{delivery_id}/proof/{proof_id}/${kind}`,
+    operationId: `getProof${kind[0].toUpperCase()}${kind.slice(1)}`,
     tags: ["Proof of delivery"],
     summary: `The ${kind} of a proof of delivery`,
     description: `${BEYOND} The image as stored (metadata removed), \`Cache-Control: private, no-store\`. ${ACCESS} 404 when the proof has no ${kind}.`,
@@ -82,6 +85,7 @@ const getSignature = imageRoute("signature");
 const removeProof = apiRoute({
   method: "delete",
   path: "/delivery/{delivery_id}/proof/{proof_id}",
+  operationId: "deleteProof",
   tags: ["Proof of delivery"],
   summary: "Delete a proof of delivery (dispatchers)",
   description:
@@ -148,6 +152,8 @@ export const proofRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook
 const signedImage = createRoute({
   method: "get",
   path: "/proofimage/{proof_id}/{kind}",
+  operationId: "getSignedProofImage",
+  security: [],
   tags: ["Customer tracking"],
   summary: "A proof image through a signed link (no login)",
   description:

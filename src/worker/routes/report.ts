@@ -106,6 +106,7 @@ const XLSX_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.s
 const getDayReport = apiRoute({
   method: "get",
   path: "/report/day",
+  operationId: "getDayReport",
   tags: ["Reports"],
   summary: "Day report: planned against actual per route, per driver and in total",
   description:

@@ -32,6 +32,7 @@ const RouteStringQuery = z.object({
 const listRoutes = apiRoute({
   method: "get",
   path: "/route",
+  operationId: "listRoutes",
   tags: ["Routes"],
   summary: "Routes (full records)",
   description: `Full route records: delivery objects in driving order, the routebase address, durations in minutes (rounded). ${QDOC}`,
@@ -42,6 +43,7 @@ const listRoutes = apiRoute({
 const getRoute = apiRoute({
   method: "get",
   path: "/route/{route_id}",
+  operationId: "getRoute",
   tags: ["Routes"],
   summary: "One route (full record)",
   request: { params: IdParam("route_id") },
@@ -51,6 +53,7 @@ const getRoute = apiRoute({
 const listRouteMetadata = apiRoute({
   method: "get",
   path: "/routemetadata",
+  operationId: "listRouteMetadata",
   tags: ["Routes"],
   summary: "Routes (reduced records)",
   description: `Reduced route records: delivery ids in driving order, routebase address id only, durations in seconds; the line string only with \`routestring=true\`. ${QDOC}`,
@@ -61,6 +64,7 @@ const listRouteMetadata = apiRoute({
 const getRouteMetadata = apiRoute({
   method: "get",
   path: "/routemetadata/{route_id}",
+  operationId: "getRouteMetadata",
   tags: ["Routes"],
   summary: "One route (reduced record)",
   request: { params: IdParam("route_id"), query: RouteStringQuery },
@@ -70,6 +74,7 @@ const getRouteMetadata = apiRoute({
 const routeDistances = apiRoute({
   method: "get",
   path: "/routedeliverydistances/{route_id}",
+  operationId: "getRouteDeliveryDistances",
   tags: ["Routes"],
   summary: "Distance of each delivery from its predecessor",
   description:
@@ -84,6 +89,7 @@ const routeDistances = apiRoute({
 const routeStatus = apiRoute({
   method: "get",
   path: "/routestatus",
+  operationId: "listRouteStatuses",
   tags: ["Routes"],
   summary: "Route status values",
   responses: { 200: jsonResponse(RouteStatusList, "Route status values") },
@@ -92,6 +98,7 @@ const routeStatus = apiRoute({
 const updateableRoutes = apiRoute({
   method: "get",
   path: "/updateableroutes",
+  operationId: "listUpdateableRoutes",
   tags: ["Routes"],
   summary: "Routes an update may change",
   description:

@@ -115,6 +115,7 @@ const RouteList = envelope(RouteWithLine, "RoutingResult");
 const calcRoute = apiRoute({
   method: "post",
   path: "/calcroute/optimized/timewindow",
+  operationId: "optimizeRoutesTimewindow",
   tags: ["Route calculation"],
   summary: "Compute tours from deliveries with time windows",
   description:
@@ -132,6 +133,7 @@ const calcRoute = apiRoute({
 const updateRouteRoute = apiRoute({
   method: "patch",
   path: "/calcroute/update/timewindow/{route_id}",
+  operationId: "updateRouteTimewindow",
   tags: ["Route calculation"],
   summary: "Recompute a route with deliveries added or removed",
   description:
@@ -150,6 +152,7 @@ const updateRouteRoute = apiRoute({
 const moveRoute = apiRoute({
   method: "post",
   path: "/calcroute/move",
+  operationId: "moveDelivery",
   tags: ["Route calculation"],
   summary: "Move a delivery between two routes, or off its route, atomically (beyond the interface)",
   description:
@@ -182,6 +185,7 @@ const moveRoute = apiRoute({
 const variantsRoute = apiRoute({
   method: "post",
   path: "/routingvariants",
+  operationId: "compareRoutingVariants",
   tags: ["Route calculation"],
   summary: "Alternative plans for a set of deliveries",
   description:
@@ -197,6 +201,7 @@ const ResponseData = z.object({ response_data: z.string().max(10).optional().ope
 const processStatus = apiRoute({
   method: "get",
   path: "/process/status/{process_id}",
+  operationId: "getProcessStatus",
   tags: ["Route calculation"],
   summary: "Status of every action of a process",
   request: { params: ProcessParams, query: ResponseData },
@@ -206,6 +211,7 @@ const processStatus = apiRoute({
 const processAction = apiRoute({
   method: "get",
   path: "/process/status/{process_id}/{action}",
+  operationId: "getProcessActionStatus",
   tags: ["Route calculation"],
   summary: "Status of one action of a process",
   description: "Actions: `import_deliveries`, `cluster_deliveries`, `routing`, `final`; `current` = the action now running, else `final`.",
@@ -219,6 +225,7 @@ const processAction = apiRoute({
 const cancelProcess = apiRoute({
   method: "post",
   path: "/process/cancel/{process_id}",
+  operationId: "cancelProcess",
   tags: ["Route calculation"],
   summary: "Cancel a running process (beyond the interface documents)",
   description:

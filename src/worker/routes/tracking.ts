@@ -31,6 +31,7 @@ const TrackingBatch = z.array(TrackingInput).min(1).max(MAX_TRACKING_BATCH);
 const listTracking = apiRoute({
   method: "get",
   path: "/drivertracking",
+  operationId: "listDriverTracking",
   tags: ["Driver tracking"],
   summary: "Tracking entries",
   description: "`q` filters on `id`, `driver_id`, `timestamp`, `lng`, `lat`.",
@@ -41,6 +42,7 @@ const listTracking = apiRoute({
 const getTracking = apiRoute({
   method: "get",
   path: "/drivertracking/{drivertracking_id}",
+  operationId: "getDriverTracking",
   tags: ["Driver tracking"],
   summary: "One tracking entry",
   request: { params: IdParam("drivertracking_id") },
@@ -50,6 +52,7 @@ const getTracking = apiRoute({
 const postTracking = apiRoute({
   method: "post",
   path: "/drivertracking",
+  operationId: "createDriverTracking",
   tags: ["Driver tracking"],
   summary: "Report positions",
   description:
@@ -65,6 +68,7 @@ const postTracking = apiRoute({
 const deleteTracking = apiRoute({
   method: "delete",
   path: "/drivertracking/{drivertracking_id}",
+  operationId: "deleteDriverTracking",
   tags: ["Driver tracking"],
   summary: "Delete a tracking entry",
   description: "Answers the deleted entry.",
@@ -75,6 +79,7 @@ const deleteTracking = apiRoute({
 const listPositions = apiRoute({
   method: "get",
   path: "/driverposition",
+  operationId: "listDriverPositions",
   tags: ["Driver tracking"],
   summary: "Latest position of every driver",
   description: "One record per driver that has reported a position: its newest tracking entry with the driver's name and colour. `q` filters on `driver_id`, `firstname`, `lastname`, `htmlcolor`; ordered by driver id.",
@@ -85,6 +90,7 @@ const listPositions = apiRoute({
 const getPosition = apiRoute({
   method: "get",
   path: "/driverposition/{driver_id}",
+  operationId: "getDriverPosition",
   tags: ["Driver tracking"],
   summary: "Latest position of a driver",
   description: "404 when the driver is unknown or has not reported a position.",
@@ -99,6 +105,7 @@ const LineString = z
 const getTrace = apiRoute({
   method: "get",
   path: "/drivertrace/{driver_id}",
+  operationId: "getDriverTrace",
   tags: ["Driver tracking"],
   summary: "Driven trace of a driver",
   description:

@@ -53,6 +53,7 @@ const Started = z.object({ message: z.string(), process_id: z.string() }).openap
 const oneStep = apiRoute({
   method: "post",
   path: "/upload/onestep",
+  operationId: "uploadAndRoute",
   tags: ["Uploads"],
   summary: "Upload spreadsheets and route them in one step",
   description: `Stores the files, then imports, clusters and routes them asynchronously; follow \`GET /process/status/{process_id}\`. The result spreadsheet (CSV) is linked from the \`final\` record and emailed. ${COLUMNS}`,
@@ -63,6 +64,7 @@ const oneStep = apiRoute({
 const deliveryOnly = apiRoute({
   method: "post",
   path: "/upload/deliveryonly",
+  operationId: "uploadDeliveries",
   tags: ["Uploads"],
   summary: "Upload spreadsheets as deliveries, to route later",
   description: `Creates the deliveries at once. Route them with \`POST /batchrouting/{process_id}\` or any routing call. ${COLUMNS}`,
@@ -80,6 +82,7 @@ const ProcessParam = z.object({ process_id: z.string().uuid().openapi({ param: {
 const batch = apiRoute({
   method: "post",
   path: "/batchrouting/{process_id}",
+  operationId: "routeUploadedDeliveries",
   tags: ["Uploads"],
   summary: "Route the deliveries of a deliveries-only upload",
   description: "Starts routing (asynchronously, as the same process) of the deliveries an earlier `POST /upload/deliveryonly` created; answers the initial status of every action. Query parameters as for uploads.",
@@ -90,6 +93,7 @@ const batch = apiRoute({
 const result = apiRoute({
   method: "get",
   path: "/process/result/{process_id}",
+  operationId: "getProcessResult",
   tags: ["Uploads"],
   summary: "The result spreadsheet of a one-step upload (CSV)",
   request: { params: ProcessParam },

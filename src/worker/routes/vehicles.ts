@@ -10,6 +10,7 @@ import { createVehicle, getVehicle, listVehicles, updateVehicle, vehicleTypes } 
 const listVehicleTypes = apiRoute({
   method: "get",
   path: "/vehicletype",
+  operationId: "listVehicleTypes",
   tags: ["Vehicles"],
   summary: "Vehicle types",
   description: "The vehicle classes of the route optimiser, with average speed and restrictions. `vehicle_class` of a vehicle is one of their ids.",
@@ -20,6 +21,7 @@ const listVehicleTypes = apiRoute({
 const getVehicles = apiRoute({
   method: "get",
   path: "/vehicle",
+  operationId: "listVehicles",
   tags: ["Vehicles"],
   summary: "Vehicles",
   request: { query: ListQuery },
@@ -29,6 +31,7 @@ const getVehicles = apiRoute({
 const getVehicleRoute = apiRoute({
   method: "get",
   path: "/vehicle/{vehicle_id}",
+  operationId: "getVehicle",
   tags: ["Vehicles"],
   summary: "One vehicle",
   request: { params: IdParam("vehicle_id") },
@@ -51,6 +54,7 @@ const RULES =
 const postVehicle = apiRoute({
   method: "post",
   path: "/vehicle",
+  operationId: "createVehicle",
   tags: ["Vehicles"],
   summary: "Create a vehicle",
   description: `Defaults: \`vehicle_class\` \`car\`, \`active\` true. ${RULES}`,
@@ -61,6 +65,7 @@ const postVehicle = apiRoute({
 const patchVehicle = apiRoute({
   method: "patch",
   path: "/vehicle",
+  operationId: "updateVehicle",
   tags: ["Vehicles"],
   summary: "Change a vehicle (identified by `id` in the body)",
   description: `Fields not sent stay unchanged; \`null\` clears an optional field. ${RULES}`,

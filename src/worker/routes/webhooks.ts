@@ -37,6 +37,7 @@ const Url = z.string().max(2000).openapi({ example: "https://erp.example.com/hoo
 const postWebhook = apiRoute({
   method: "post",
   path: "/webhook",
+  operationId: "createWebhook",
   tags: ["Webhooks"],
   summary: "Register a webhook endpoint",
   description:
@@ -52,6 +53,7 @@ const postWebhook = apiRoute({
 const getWebhooks = apiRoute({
   method: "get",
   path: "/webhook",
+  operationId: "listWebhooks",
   tags: ["Webhooks"],
   summary: "Webhook endpoints",
   roles: DISPATCHER,
@@ -62,6 +64,7 @@ const getWebhooks = apiRoute({
 const getWebhookRoute = apiRoute({
   method: "get",
   path: "/webhook/{webhook_id}",
+  operationId: "getWebhook",
   tags: ["Webhooks"],
   summary: "One webhook endpoint",
   roles: DISPATCHER,
@@ -72,6 +75,7 @@ const getWebhookRoute = apiRoute({
 const patchWebhook = apiRoute({
   method: "patch",
   path: "/webhook/{webhook_id}",
+  operationId: "updateWebhook",
   tags: ["Webhooks"],
   summary: "Change a webhook endpoint",
   description: "Enabling it again clears the failure count; delivery goes on after `last_event_id` (see replay).",
@@ -86,6 +90,7 @@ const patchWebhook = apiRoute({
 const deleteWebhookRoute = apiRoute({
   method: "delete",
   path: "/webhook/{webhook_id}",
+  operationId: "deleteWebhook",
   tags: ["Webhooks"],
   summary: "Remove a webhook endpoint and its delivery log",
   roles: DISPATCHER,
@@ -110,6 +115,7 @@ const DeliverySchema = z
 const getAttempts = apiRoute({
   method: "get",
   path: "/webhook/{webhook_id}/deliveries",
+  operationId: "listWebhookDeliveries",
   tags: ["Webhooks"],
   summary: "Delivery attempts of an endpoint, newest first",
   description: "Attempts are kept 30 days.",
@@ -121,6 +127,7 @@ const getAttempts = apiRoute({
 const postReplay = apiRoute({
   method: "post",
   path: "/webhook/{webhook_id}/replay",
+  operationId: "replayWebhookDelivery",
   tags: ["Webhooks"],
   summary: "Deliver again from an event or a time",
   description: "Exactly one of `after_event_id` (deliver the events after it) or `since` (the events logged at or after this time). Events are sent again with their original `webhook-id`, so receivers can recognise repeats. " +

@@ -28,7 +28,7 @@ export const VehicleSchema = z
     return_time_to: TimeOfDay.nullable(),
     max_tour_duration: z.number().int().nullable().openapi({ description: "Minutes" }),
     max_stops: z.number().int().nullable().openapi({ description: "Most stops a tour of this vehicle may have; null: no limit (beyond the interface)" }),
-    skills: SkillsOutput.openapi({ description: "What the vehicle can do; it serves only deliveries whose `required_skills` it, or the driver bound to it, has (beyond the interface; docs/features/skills-and-loads.md)" }),
+    skills: SkillsOutput.openapi({ description: "What the vehicle can do; it serves only deliveries whose `required_skills` it, or the driver bound to it, has (beyond the interface; docs/features/fleet-and-opening-hours.md)" }),
     co2e_g_per_km: z.number().nullable().openapi({ description: "Emission factor of this vehicle, g CO₂e per km (well-to-wheel), used by the day report; null: the default of its class (docs/features/day-report.md)" }),
     active: z.boolean(),
   })
