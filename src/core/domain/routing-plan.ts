@@ -19,6 +19,10 @@ import { missingSkills, skillSet } from "./skills";
 export interface RoutingParams {
   deliveryIds: number[];
   depot: { addressId: number; lng: number; lat: number };
+  /** The vehicles' own depots (`depot_location_id`) other than `depot`: a run with several hubs. */
+  depots?: { addressId: number; lng: number; lat: number }[];
+  /** "fleet" (default): fewest tours first, then cost; "cost": the cheapest plan within the fleet given. */
+  objective?: "fleet" | "cost";
   /** Explicit fleet (inline or the company's active vehicles); null = identical vehicles. */
   vehicles: VehicleSpec[] | null;
   numVehicles: number;
@@ -89,6 +93,8 @@ export interface VehicleSpec {
   max_tour_duration?: number | null;
   max_stops?: number | null;
   skills?: string[];
+  /** Where its tour starts (and ends): one of `RoutingParams.depots`, else the run's start. */
+  depot_location_id?: number | null;
   driver_id?: number | null;
 }
 
@@ -109,6 +115,8 @@ export interface PlannedDelivery {
   deliverytype_id?: number | null;
   deliverprio: number | null;
   pickup_ref_id: number | null;
+  /** Where it is loaded: when that is one of the run's further depots, only that depot's vehicles take it. */
+  supplierlocation_id?: number | null;
   postalcode: string | null;
   city: string | null;
   custom_tour?: string | null;
@@ -197,8 +205,13 @@ function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number, o
       perTourHour: params.tourDurationRate ?? 0,
     },
     ...(spec.traveltime_factor ? { travelTimeFactor: spec.traveltime_factor } : {}),
+    ...(depotOf(params, spec.depot_location_id) ? { depot: String(spec.depot_location_id) } : {}),
   };
 }
+
+/** One of the run's further depots (not its start) by address id, or undefined. */
+const depotOf = (params: RoutingParams, addressId: number | null | undefined) =>
+  addressId === null || addressId === undefined ? undefined : params.depots?.find((d) => d.addressId === addressId);
 
 /** The solver problem for a routing request. */
 export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[], origin: number): Problem {
@@ -219,10 +232,12 @@ export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[
       ...(d.deliverprio ? { priority: d.deliverprio } : {}),
       ...(d.pickup_ref_id && inSet.has(d.pickup_ref_id) ? { pickup: String(d.pickup_ref_id) } : {}),
       ...(params.preclustered && d.custom_tour ? { group: `tour:${d.custom_tour}` } : params.useArea && d.areaId ? { group: `area:${d.areaId}` } : {}),
+      ...(depotOf(params, d.supplierlocation_id) ? { depot: String(d.supplierlocation_id) } : {}),
     };
   });
   return {
     depot: { lat: params.depot.lat, lon: params.depot.lng },
+    ...(params.depots?.length ? { depots: params.depots.map((d) => ({ id: String(d.addressId), location: { lat: d.lat, lon: d.lng } })) } : {}),
     jobs,
     vehicles: fleetOf(params).map((s) => vehicleOf(s, params, earliest, origin)),
     numVehicles: params.numVehicles,
@@ -262,6 +277,8 @@ export interface PlannedRoute {
   name: { given: string } | { prefix: string };
   /** The vehicle's name, and its id when stored. */
   vehicle: string;
+  /** Where the tour starts: the run's start or the vehicle's own depot. */
+  routebase_address_id: number;
   vehicle_id: number | null;
   driver_id: number | null;
   status: 0 | 1;
@@ -353,7 +370,8 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
       ),
     );
     const latestStartSlack = Number.isFinite(slack) ? slack : 0;
-    const coordinates = [[params.depot.lng, params.depot.lat], ...stopsOf.map((d) => [d.lng, d.lat]), ...(params.roundtrip ? [[params.depot.lng, params.depot.lat]] : [])];
+    const base = (tour.depot !== undefined ? params.depots?.find((d) => String(d.addressId) === tour.depot) : undefined) ?? params.depot;
+    const coordinates = [[base.lng, base.lat], ...stopsOf.map((d) => [d.lng, d.lat]), ...(params.roundtrip ? [[base.lng, base.lat]] : [])];
     // One tour takes a given prefix as it is; otherwise the writer numbers on through the company's day.
     const name = params.nameprefix && tours.length === 1 ? { given: params.nameprefix } : { prefix: params.nameprefix ?? "Tour " };
     let previousDeparture = tour.start;
@@ -362,6 +380,7 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
     return {
       name,
       vehicle: tour.vehicleId,
+      routebase_address_id: base.addressId,
       vehicle_id: fleet.get(tour.vehicleId)?.id ?? null,
       driver_id: driver,
       status: driver !== null ? 1 : 0,

@@ -65,6 +65,14 @@ const RoutingQuery = z.object({
   response_data: z.enum(["base", "all"]).optional().openapi({ description: "Synchronous only: `all` adds the line string to each route" }),
   tour_duration_rate: z.coerce.number().min(0).optional().openapi({ description: "Cost per hour of tour duration" }),
   time_budget_seconds: TimeBudgetSeconds,
+  objective: z
+    .enum(["fleet", "cost"])
+    .optional()
+    .openapi({
+      description:
+        "`fleet` (default): fewest tours first, then cost. `cost`: the cheapest plan (distance x `km_rate`, `daily_rate` per used vehicle, time costs) within the fleet given, " +
+        "without emptying tours first: for a fleet that is paid for anyway (beyond the interface).",
+    }),
 });
 
 const DeliveryData = AddressInput.extend({
@@ -119,7 +127,8 @@ const calcRoute = apiRoute({
   tags: ["Route calculation"],
   summary: "Compute tours from deliveries with time windows",
   description:
-    "Minimises the number of tours under time windows and capacities, then cost (distance by default). " +
+    "Minimises the number of tours under time windows and capacities, then cost (distance by default); `objective=cost` minimises the cost alone within the fleet. " +
+    "Vehicles with their own `depot_location_id` start from it (several depots in one run, beyond the interface's one start location). " +
     "Asynchronous by default: 202 `{process_id}`; poll `GET /process/status/{process_id}/final` or watch the websocket. " +
     "With `async=false` the routes are computed in the request and answered as a list envelope. " +
     "When the deliveries do not fit into `num_vehicles` tours, no route is computed: the process fails (sync: 422 listing the deliveries in `fields`).",

@@ -52,7 +52,7 @@ export const vehicleInputShape = {
   name: z.string().trim().min(1).max(100),
   plate: z.string().trim().max(50).nullable().optional(),
   vehicle_class: z.string().max(20).nullable().optional().openapi({ description: "One of GET /vehicletype; default (and `null`) `car`" }),
-  depot_location_id: z.number().int().positive().nullable().optional().openapi({ description: "An address of the company" }),
+  depot_location_id: z.number().int().positive().nullable().optional().openapi({ description: "An address of the company: the vehicle's tours start (and, on round trips, end) there; null: the run's start address (docs/features/fleet-and-opening-hours.md)" }),
   driver_id: z.number().int().positive().nullable().optional().openapi({ description: "A driver of the company" }),
   capacity_1: Count.nullable().optional(),
   capacity_2: Count.nullable().optional(),

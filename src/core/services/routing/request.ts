@@ -54,6 +54,8 @@ export interface RoutingOptions {
   tour_duration_rate?: number;
   /** Search time chosen by the request; default from the plan's size (budget.ts). */
   time_budget_seconds?: number;
+  /** "fleet" (default): fewest tours, then cost; "cost": the cheapest plan within the fleet given. */
+  objective?: "fleet" | "cost";
 }
 
 /** A routing record that waits, with the expected wait of its plan. */
@@ -196,6 +198,13 @@ export async function prepareRouting(
     if (stored.length) fleet = stored;
   }
 
+  // Vehicles at other hubs than the run's start: each tour starts from its vehicle's depot.
+  const depotIds = [...new Set((fleet ?? []).map((v) => v.depot_location_id).filter((id): id is number => id !== null && id !== undefined && id !== depot.addressId))];
+  const depotRows = depotIds.length ? await db.select().from(addresses).where(and(eq(addresses.company_id, company.id), inList(addresses.id, depotIds))) : [];
+  const unplacedDepots = depotIds.filter((id) => !depotRows.some((a) => a.id === id && a.lng !== null && a.lat !== null));
+  if (unplacedDepots.length) throw unprocessable(`Vehicle depots without a located address: ${unplacedDepots.join(", ")}`, "depot_location_id");
+  const depots = depotRows.map((a) => ({ addressId: a.id, lng: a.lng!, lat: a.lat! }));
+
   const now = nowIso();
   const [activeDrivers, availableNow, [settings]] = await db.batch([
     db
@@ -221,6 +230,8 @@ export async function prepareRouting(
   const params: RoutingParams = {
     deliveryIds,
     depot,
+    ...(depots.length ? { depots } : {}),
+    ...(options.objective ? { objective: options.objective } : {}),
     vehicles: fleet,
     numVehicles,
     vehcapacities: body.vehcapacities,

@@ -38,6 +38,7 @@ export async function loadPlannedDeliveries(db: Db, companyId: number, params: R
       deliverytype_id: deliveries.deliverytype_id,
       deliverprio: deliveries.deliverprio,
       pickup_ref_id: deliveries.pickup_ref_id,
+      supplierlocation_id: deliveries.supplierlocation_id,
       postalcode: addresses.postalcode,
       city: addresses.city,
       custom_tour: deliveries.custom_tour,
@@ -149,6 +150,7 @@ export async function planRun(
       lastReported = 0;
       return solve(problem, {
         seed: 1,
+        ...(params.objective ? { objective: params.objective } : {}),
         ...options,
         signal: stop.signal,
         onProgress: (p) => {
@@ -168,7 +170,8 @@ export async function planRun(
       const collected = await collectedParts(env, { companyId, processId, attempt }, problem);
       if (!collected) return null;
       solution = await mergeParts(problem, collected.parts, collected.results, { timeLimitMs: searchMs, seed: 1, signal: stop.signal, onProgress: stop.check });
-    } else if (mode === "fan-out" && !params.fixOrder && fansOut(env, planned.length)) {
+    } else if (mode === "fan-out" && !params.fixOrder && params.objective !== "cost" && fansOut(env, planned.length)) {
+      // (The parts search the default objective; a plan for the cheapest cost stays on one consumer.)
       const firstMs = Math.round(params.timeBudgetMs * FIRST_SHARE);
       const first = await search({ timeLimitMs: firstMs }, 0, FIRST_SHARE);
       await Promise.allSettled(reports);

@@ -56,7 +56,7 @@ function runStatements(db: Db, companyId: number, { processId, params, plan }: P
       htmlcolor: replaced?.htmlcolor ?? r.htmlcolor,
       areatext: r.areatext,
       routestring: r.routestring,
-      routebase_address_id: params.depot.addressId,
+      routebase_address_id: r.routebase_address_id,
     }),
     // One statement per tour: the stops' schedule travels as one JSON parameter.
     sql`
