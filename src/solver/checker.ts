@@ -204,11 +204,14 @@ function checkTour(
   let t = tour.start;
   let prev = home;
   let distance = 0;
+  // Per leg: when it may begin (the previous departure), the driving it takes, and when the next service starts.
+  const legs: { from: number; driving: number; until: number }[] = [];
   for (const s of tour.stops) {
     const idx = jobIndex.get(s.jobId);
     if (idx === undefined) continue;
     const j = problem.jobs[idx];
     const [metres, seconds] = leg(prev, idx + 1, t);
+    legs.push({ from: t, driving: seconds, until: s.serviceStart });
     distance += metres;
     if (s.arrival < t + seconds - tol) add({ code: "SCHEDULE", message: `${s.jobId} reached at ${s.arrival}, earliest possible ${t + seconds}`, jobId: s.jobId, vehicleId: vid });
     const arrival = Math.max(s.arrival, t + seconds);
@@ -265,7 +268,9 @@ function checkTour(
     const [metres, seconds] = leg(prev, home, t);
     distance += metres;
     end = t + seconds;
+    legs.push({ from: t, driving: seconds, until: tour.end });
   }
+  if (v.breaks?.length || v.workingTimeRules?.length || tour.breaks?.length) checkBreaks(v, tour, legs, tol, add);
   if (tour.end < end - tol) add({ code: "SCHEDULE", message: `tour of ${vid} ends at ${tour.end}, earliest possible ${end}`, vehicleId: vid });
   end = Math.max(end, tour.end);
   if (shift.latestEnd !== undefined && end > shift.latestEnd + tol) add({ code: "SHIFT_END", message: `tour of ${vid} ends at ${end} after ${shift.latestEnd}`, vehicleId: vid });
@@ -276,4 +281,91 @@ function checkTour(
     add({ code: "TOTALS", message: `tour of ${vid} reports ${tour.distance} m, legs add up to ${distance}`, vehicleId: vid });
   }
   return distance;
+}
+
+/** The working-time rules' figures (types.ts, `WorkingTimeRule`), written here once more so the checker shares nothing with the solver. */
+const H = 3600;
+const M = 60;
+
+/**
+ * Breaks and working-time rules. The timeline is rebuilt from the tour:
+ * on each leg the vehicle drives from the previous departure, around the
+ * breaks planned there, and waits (which is work) until the next service.
+ */
+function checkBreaks(v: Vehicle, tour: Solution["tours"][number], legs: { from: number; driving: number; until: number }[], tol: number, add: (v: Violation) => void): void {
+  const vid = v.id;
+  const breaks = [...(tour.breaks ?? [])].sort((a, b) => a.start - b.start);
+  const fail = (code: "BREAK" | "WORKING_TIME", message: string) => add({ code, message, vehicleId: vid });
+  breaks.forEach((b, i) => {
+    if (b.end < b.start - tol) fail("BREAK", `break ${b.id} of ${vid} ends before it starts`);
+    if (i > 0 && b.start < breaks[i - 1].end - tol) fail("BREAK", `breaks ${breaks[i - 1].id} and ${b.id} of ${vid} overlap`);
+    if (b.start < tour.start - tol || b.end > tour.end + tol) fail("BREAK", `break ${b.id} of ${vid} lies outside its tour`);
+    if (!legs.some((l) => b.start >= l.from - tol && b.end <= l.until + tol)) fail("BREAK", `break ${b.id} of ${vid} overlaps a service`);
+  });
+  for (const spec of v.breaks ?? []) {
+    const taken = breaks.find((b) => b.id === spec.id);
+    const reached = tour.start < spec.window.end && tour.end > spec.window.start;
+    if (!taken) {
+      if (reached) fail("BREAK", `tour of ${vid} runs during the window of break ${spec.id} but does not take it`);
+    } else if (taken.start < spec.window.start - tol || taken.start > spec.window.end + tol) fail("BREAK", `break ${spec.id} of ${vid} starts at ${taken.start}, outside its window`);
+    else if (taken.end - taken.start < spec.duration - tol) fail("BREAK", `break ${spec.id} of ${vid} lasts ${taken.end - taken.start} s, less than ${spec.duration}`);
+  }
+
+  // The timeline: work (driving, waiting, service) and breaks, in order.
+  type Piece = { kind: "drive" | "work" | "break"; length: number };
+  const pieces: Piece[] = [];
+  let lastEnd = tour.start;
+  for (const l of legs) {
+    if (lastEnd < l.from - tol) pieces.push({ kind: "work", length: l.from - lastEnd }); // the service before this leg
+    let p = l.from;
+    let driving = l.driving;
+    for (const b of breaks.filter((b) => b.start >= l.from - tol && b.end <= l.until + tol)) {
+      const d = Math.min(driving, Math.max(0, b.start - p));
+      if (d > 0) pieces.push({ kind: "drive", length: d });
+      driving -= d;
+      if (b.start - p - d > tol) pieces.push({ kind: "work", length: b.start - p - d });
+      pieces.push({ kind: "break", length: b.end - b.start });
+      p = Math.max(p, b.end);
+    }
+    if (p + driving > l.until + tol) fail("BREAK", `the breaks of ${vid} leave too little time to drive to the stop served at ${l.until}`);
+    if (driving > 0) pieces.push({ kind: "drive", length: driving });
+    if (l.until - p - driving > tol) pieces.push({ kind: "work", length: l.until - p - driving });
+    lastEnd = l.until;
+  }
+  if (tour.end > lastEnd + tol) pieces.push({ kind: "work", length: tour.end - lastEnd }); // the last service of an open tour
+
+  const rules = v.workingTimeRules ?? [];
+  if (rules.includes("de-arbzg")) {
+    let block = 0;
+    let work = 0;
+    let rest = 0;
+    let longest = 0;
+    for (const p of pieces) {
+      if (p.kind !== "break") (block += p.length), (work += p.length), (longest = Math.max(longest, block));
+      else if (p.length >= 15 * M - tol) (block = 0), (rest += p.length);
+    }
+    if (longest > 6 * H + tol) fail("WORKING_TIME", `${vid} works ${(longest / H).toFixed(2)} h without a break of 15 min (de-arbzg: at most 6 h)`);
+    const owed = work > 9 * H ? 45 * M : work > 6 * H ? 30 * M : 0;
+    if (rest < owed - tol) fail("WORKING_TIME", `${vid} works ${(work / H).toFixed(2)} h with ${Math.round(rest / M)} min of breaks (de-arbzg: ${owed / M})`);
+    if (work > 10 * H + tol) fail("WORKING_TIME", `${vid} works ${(work / H).toFixed(2)} h (de-arbzg: at most 10 h)`);
+  }
+  if (rules.includes("eu-561")) {
+    let driving = 0;
+    let total = 0;
+    let split = false;
+    for (const p of pieces) {
+      if (p.kind === "drive") {
+        driving += p.length;
+        total += p.length;
+        if (driving > 4.5 * H + tol) {
+          fail("WORKING_TIME", `${vid} drives ${(driving / H).toFixed(2)} h without the 45 min break (eu-561: at most 4.5 h)`);
+          driving = 0;
+        }
+      } else if (p.kind === "break") {
+        if (p.length >= 45 * M - tol || (split && p.length >= 30 * M - tol)) (driving = 0), (split = false);
+        else if (p.length >= 15 * M - tol) split = true;
+      }
+    }
+    if (total > 9 * H + tol) fail("WORKING_TIME", `${vid} drives ${(total / H).toFixed(2)} h in the day (eu-561: at most 9 h)`);
+  }
 }

@@ -9,6 +9,7 @@ import {
   type TrafficModel,
   trafficModel,
 } from "./matrix";
+import { type BreakRules, breakReserve, breakRulesOf, RULES } from "./breaks";
 import * as segment from "./segment";
 import type { Job, Problem, TimeWindow, TravelMatrix, Vehicle, VehicleClassId } from "./types";
 
@@ -102,6 +103,15 @@ export interface VehicleModel {
   latestStart: number;
   latestEnd: number;
   maxDuration: number;
+  /**
+   * Breaks and working-time rules, or null. With them, `latestEnd` and
+   * `maxDuration` are what the search plans with: the given ones less the
+   * time kept for breaks (breaks.ts, `breakReserve`); the timetable holds
+   * the given ones.
+   */
+  breakRules: BreakRules | null;
+  givenLatestEnd: number;
+  givenMaxDuration: number;
   /** Per load dimension; UNBOUNDED when not limited. */
   capacity: Float64Array;
   /** The skills it has, as bits of `Instance.skillNames` (only skills some job needs count). */
@@ -258,6 +268,18 @@ export function compile(problem: Problem): Instance {
     v.capacity?.forEach((c, d) => (capacity[d] = c));
     const costs = v.costs;
     const shift = v.shift;
+    const breakRules = breakRulesOf(v);
+    const earliestStart = shift?.earliestStart ?? 0;
+    const givenLatestEnd = shift?.latestEnd ?? UNBOUNDED;
+    const givenMaxDuration = v.maxTourDuration ?? UNBOUNDED;
+    let latestEnd = givenLatestEnd;
+    let maxDuration = givenMaxDuration;
+    if (breakRules) {
+      const reserve = breakReserve(breakRules, Math.min(givenLatestEnd - earliestStart, givenMaxDuration), earliestStart, givenLatestEnd);
+      if (latestEnd < UNBOUNDED) latestEnd -= reserve;
+      if (maxDuration < UNBOUNDED) maxDuration -= reserve;
+      if (breakRules.arbzg) maxDuration = Math.min(maxDuration, RULES["de-arbzg"].maxWork);
+    }
     const model: VehicleModel = {
       index,
       id: v.id,
@@ -269,10 +291,13 @@ export function compile(problem: Problem): Instance {
       freeFlowScale: scale,
       traffic: vehTraffic,
       open: v.roundtrip === false,
-      earliestStart: shift?.earliestStart ?? 0,
+      earliestStart,
       latestStart: shift?.latestStart ?? UNBOUNDED,
-      latestEnd: shift?.latestEnd ?? UNBOUNDED,
-      maxDuration: v.maxTourDuration ?? UNBOUNDED,
+      latestEnd,
+      maxDuration,
+      breakRules,
+      givenLatestEnd,
+      givenMaxDuration,
       capacity,
       skills: maskOf(v.skills, v.depot),
       maxStops: v.maxStops ?? UNBOUNDED,
@@ -298,6 +323,7 @@ export function compile(problem: Problem): Instance {
       model.costPerMetre,
       model.costPerWaitSecond,
       model.costPerDurationSecond,
+      ...(breakRules ? [breakRules] : []),
     ]);
     return model;
   });

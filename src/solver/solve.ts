@@ -9,7 +9,8 @@ import { Random } from "./random";
 import { relaxedJobs, relaxWindows } from "./relax";
 import type { Route } from "./route";
 import { minimiseRoutes, tourLowerBound } from "./route-minimisation";
-import { timetable } from "./schedule";
+import { timedWithBreaks, timetable } from "./schedule";
+import { EPS } from "./segment";
 import { type Polish, ruinAndRecreate } from "./sisr";
 import { type Objective, SolutionState } from "./state";
 import type { Problem, Solution, SolveOptions, UnassignedJob } from "./types";
@@ -147,10 +148,14 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
       best = yield* costSearch(budget.fraction(), 1, FINAL_PHASE_TEMPERATURE, decompose, decompose ? FINAL_TEMPERATURE : FINAL_PHASE_END_TEMPERATURE);
     }
   }
-  if (inst.multiWindow) repairTours(inst, best);
-  const relaxed = relaxWindows(inst, best);
+  const relaxed = new Map<number, number>();
+  const legalise = inst.multiWindow || inst.vehicles.some((v) => v.breakRules);
+  const forBreaks = legalise ? repairTours(inst, best, relaxed) : new Set<number>();
+  for (const [node, minutes] of relaxWindows(inst, best)) relaxed.set(node, minutes);
+  // Jobs placed by relaxation must leave their tours legal too.
+  if (legalise && relaxed.size > 0) for (const u of repairTours(inst, best, relaxed)) forBreaks.add(u);
   const stoppedBy = budget.cancelled ? "cancelled" : searched ? "budget" : "complete";
-  const solution = output(inst, best, relaxed, originalDue, budget, seed, stoppedBy);
+  const solution = output(inst, best, relaxed, originalDue, budget, seed, stoppedBy, forBreaks);
   // Unassigned jobs in the caller's order, whatever order the search used.
   const callerIndex = new Map(problem.jobs.map((j, i) => [j.id, i]));
   solution.unassigned.sort((a, b) => (callerIndex.get(a.jobId) ?? 0) - (callerIndex.get(b.jobId) ?? 0));
@@ -158,36 +163,60 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
 }
 
 /**
- * The last word on tours with jobs of several windows: the search's O(1)
+ * The last word on tours. With jobs of several windows: the search's O(1)
  * evaluations hold every window and shift end exactly or on the safe side,
  * but with a maximum tour duration a move that lets a job fall back to an
  * earlier window can leave a tour too long where neither of the tour's two
- * choices of windows (Route.settleWindows) makes it short enough again.
- * Such a tour loses the unit whose removal helps most until it holds, and
- * the units go back by cheapest feasible insertion or stay unassigned (with
- * their reason). Seen once in 300 random problems with tight durations.
+ * choices of windows (Route.settleWindows) makes it short enough again
+ * (seen once in 300 random problems with tight durations). With breaks or
+ * working-time rules: the search planned those tours shorter by a reserve
+ * (breaks.ts), and where the breaks placed in the timetable still make a
+ * tour late or too long, or a limit of the rules is passed, it is not legal.
+ * Such a tour loses the unit whose removal helps most until it holds; the
+ * units go back by the cheapest insertion that keeps its tour legal, or stay
+ * unassigned. Returns the units dropped for breaks that stayed unassigned.
  */
-function repairTours(inst: Instance, state: SolutionState): void {
+function repairTours(inst: Instance, state: SolutionState, relaxed: Map<number, number>): Set<number> {
+  const fault = (r: Route) => (r.feasible ? 0 : r.penalty) + (r.vehicle.breakRules ? timedWithBreaks(inst, r).excess : 0);
   const dropped: number[] = [];
+  const forBreaks = new Set<number>();
   for (const route of state.routes.slice()) {
-    while (!route.feasible && route.nodes.length > 0) {
+    while (route.nodes.length > 0 && fault(route) > EPS) {
+      if (route.vehicle.breakRules && route.feasible) forBreaks.add(dropped.length);
       let bestUnit = -1;
-      let bestPenalty = Infinity;
+      let bestFault = Infinity;
       for (const u of new Set(route.nodes.map((n) => inst.unitOf[n]))) {
         const probe = route.clone();
         probe.nodes = route.nodes.filter((n) => inst.unitOf[n] !== u);
         probe.update();
-        if (probe.penalty < bestPenalty) (bestPenalty = probe.penalty), (bestUnit = u);
+        const f = probe.nodes.length === 0 ? 0 : fault(probe);
+        if (f < bestFault) (bestFault = f), (bestUnit = u);
       }
       state.removeNodes(inst.units[bestUnit]);
       dropped.push(bestUnit);
     }
   }
-  for (const u of dropped) {
-    const placement = state.bestPlacement(u, null, 0, true);
-    if (placement) state.apply(u, placement);
-    else state.unassigned.push(u);
-  }
+  const unplaced = new Set<number>();
+  dropped.forEach((u, i) => {
+    const candidates = state.routes.map((r) => state.bestPlacement(u, null, 0, false, [r])).filter((p) => p !== null);
+    candidates.sort((a, b) => a.cost - b.cost);
+    // A new tour last where the objective ranks tours above cost (as bestPlacement does).
+    const fresh = state.bestPlacement(u, null, 0, true, []);
+    if (fresh) {
+      const at = inst.fleetFirst ? -1 : candidates.findIndex((c) => c.cost > fresh.cost);
+      candidates.splice(at < 0 ? candidates.length : at, 0, fresh);
+    }
+    for (const placement of candidates) {
+      state.apply(u, placement);
+      const route = state.routeOf[inst.units[u][0]]!;
+      if (fault(route) <= EPS) return;
+      state.removeNodes(inst.units[u]);
+    }
+    if (!state.unassigned.includes(u)) state.unassigned.push(u);
+    for (const n of inst.units[u]) relaxed.delete(n);
+    if (forBreaks.has(i)) unplaced.add(u);
+  });
+  return unplaced;
 }
 
 /** A tour of a given plan: a vehicle and the ids of its jobs in order. */
@@ -266,6 +295,12 @@ function fixedOrder(inst: Instance): SolutionState {
   return state;
 }
 
+function leftForBreaks(inst: Instance, unit: number): UnassignedJob[] {
+  const remedy =
+    "the breaks that the vehicles' working-time rules or fixed breaks require leave no tour the time to serve it in its window: widen the window, extend a shift or add a vehicle";
+  return inst.units[unit].map((n) => ({ jobId: inst.problem.jobs[n - 1].id, reason: "BREAKS" as const, remedy }));
+}
+
 function output(
   inst: Instance,
   state: SolutionState,
@@ -274,13 +309,14 @@ function output(
   budget: Budget,
   seed: number,
   stoppedBy: Solution["stats"]["stoppedBy"],
+  forBreaks: ReadonlySet<number> = new Set(),
 ): Solution {
   const tours = state.routes.map((r) => timetable(inst, r));
   const serviceStart = new Map<string, number>();
   for (const t of tours) for (const s of t.stops) serviceStart.set(s.jobId, s.serviceStart);
   const unassigned: UnassignedJob[] = [];
   const seen = new Set<number>();
-  for (const u of state.unassigned) if (!seen.has(u)) (seen.add(u), unassigned.push(...diagnose(inst, state, u)));
+  for (const u of state.unassigned) if (!seen.has(u)) (seen.add(u), unassigned.push(...(forBreaks.has(u) ? leftForBreaks(inst, u) : diagnose(inst, state, u))));
   inst.units.forEach((members, u) => {
     if (!seen.has(u) && inst.invalid.has(members[0])) unassigned.push(...diagnose(inst, state, u));
   });

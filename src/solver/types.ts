@@ -144,6 +144,57 @@ export interface Vehicle {
    * `Problem.depots`. Absent: the problem's `depot`.
    */
   depot?: string;
+  /**
+   * Breaks at given times (VROOM's): each starts inside its window and
+   * lasts its duration; the plan places it at a stop, while waiting or on
+   * the way. A break whose window the tour never reaches is not taken.
+   */
+  breaks?: readonly FixedBreak[];
+  /**
+   * Working-time rules the tour must keep (see `WorkingTimeRule`); the plan
+   * places the breaks they require and never returns a tour that breaks one.
+   */
+  workingTimeRules?: readonly WorkingTimeRule[];
+}
+
+/** A break at a given time: it must start inside `window` and last `duration` seconds. */
+export interface FixedBreak {
+  /** Unique among the vehicle's breaks; the planned break names it. */
+  id: string;
+  window: TimeWindow;
+  duration: number;
+}
+
+/**
+ * Named working-time rules (breaks.ts holds the figures):
+ * - "de-arbzg": German Arbeitszeitgesetz §3 and §4: no more than 6 hours of
+ *   work without a break, breaks of at least 30 minutes in all beyond 6 hours
+ *   and 45 beyond 9 hours, in blocks of at least 15 minutes; at most 10 hours
+ *   of work. Work is driving, service and waiting at a stop.
+ * - "eu-561": Regulation (EC) 561/2006 articles 6 and 7: after at most 4.5
+ *   hours of driving a break of 45 minutes, which may be split into 15 then
+ *   30; at most 9 hours of driving a day.
+ */
+export type WorkingTimeRule = "de-arbzg" | "eu-561";
+
+/**
+ * A break in a planned tour, between the stops `afterStops` - 1 and
+ * `afterStops` (0: before the first stop; the number of stops: after the last).
+ */
+export interface PlannedBreak {
+  /** The fixed break's id, or the rule that requires it. */
+  id: string;
+  start: number;
+  end: number;
+  /** Stops served before it. */
+  afterStops: number;
+  /**
+   * "after-service": at the previous stop when its service ends (or at the
+   * depot before the first leg); "before-service": at the next stop before
+   * its service (while waiting for its window when there is waiting);
+   * "on-the-way": between the two.
+   */
+  where: "after-service" | "before-service" | "on-the-way";
 }
 
 /**
@@ -318,6 +369,8 @@ export interface Tour {
   duration: number;
   /** Total waiting seconds. */
   waiting: number;
+  /** Only for vehicles with breaks or working-time rules: the breaks, in time order (their minutes count in `duration`, not in `waiting`). */
+  breaks?: PlannedBreak[];
   cost: number;
 }
 
@@ -330,6 +383,7 @@ export type UnassignedReason =
   | "GROUP" // the group does not fit on one tour
   | "SKILLS" // no vehicle has every skill the job needs
   | "MAX_STOPS" // every vehicle that may serve it has its stops used up
+  | "BREAKS" // the breaks the vehicles' rules require leave no tour time for it
   | "FLEET" // feasible alone, but no tour/vehicle left to take it
   | "INVALID"; // bad input (e.g. unknown pickup id)
 
@@ -387,6 +441,8 @@ export interface Violation {
     | "SKILLS"
     | "MAX_STOPS"
     | "DEPOT"
+    | "BREAK"
+    | "WORKING_TIME"
     | "FIX_ORDER"
     | "SCHEDULE"
     | "TOTALS";
