@@ -70,6 +70,8 @@ export function berlinDay(seed: number, n: number): Problem {
       maxTourDuration: 10 * HOUR,
       costs: { fixed: truck ? 180 : 120, perKm: truck ? 0.6 : 0.35 },
       ...(truck ? { skills: ["tail-lift"] } : reefer ? { skills: ["refrigerated"] } : {}),
+      // Every driver is an employee (Arbeitszeitgesetz); truck drivers keep the EU driving-time rules too.
+      workingTimeRules: truck ? ["de-arbzg", "eu-561"] : ["de-arbzg"],
       // Every other vehicle starts at the southern hub.
       ...(i % 2 === 1 ? { depot: SOUTH_HUB.id } : {}),
     };
@@ -77,13 +79,18 @@ export function berlinDay(seed: number, n: number): Problem {
   return { depot: DEPOT, depots: [SOUTH_HUB], jobs, vehicles };
 }
 
-/** The same day without skills and with each delivery's outer window only. */
+/** The same day without breaks, skills and with each delivery's outer window only. */
 function unconstrained(p: Problem): Problem {
   return {
     ...p,
     jobs: p.jobs.map(({ skills: _s, timeWindows: _w, ...j }) => j),
     vehicles: p.vehicles!.map(({ skills: _s, ...v }) => v),
   };
+}
+
+/** The same day without breaks: what legality costs. */
+function withoutBreaks(p: Problem): Problem {
+  return { ...p, vehicles: p.vehicles!.map(({ workingTimeRules: _r, ...v }) => v) };
 }
 
 function figures(p: Problem, s: Solution) {
@@ -93,6 +100,7 @@ function figures(p: Problem, s: Solution) {
     km: Math.round(tours.reduce((sum, t) => sum + t.distance, 0) / 100) / 10,
     hours: Math.round(tours.reduce((sum, t) => sum + t.duration, 0) / 360) / 10,
     unassigned: s.unassigned.length,
+    break_hours: Math.round(tours.reduce((sum, t) => sum + (t.breaks ?? []).reduce((b, x) => b + x.end - x.start, 0), 0) / 360) / 10,
     violations: check(p, s).length,
     second_window: tours.reduce((k, t) => k + t.stops.filter((x) => x.window && p.jobs.find((j) => j.id === x.jobId)?.timeWindows?.[1]?.start === x.window.start).length, 0),
   };
@@ -102,11 +110,13 @@ console.log(`Berlin day: ${deliveries} deliveries, ${seconds} s ${cpu ? "CPU" : 
 for (const seed of seeds) {
   const day = berlinDay(seed, deliveries);
   const constrained = figures(day, solveSync(day, { timeLimitMs: seconds * 1000, seed, ...(clock ? { clock } : {}) }));
-  const free = unconstrained(day);
+  const illegal = withoutBreaks(day);
+  const noBreaks = figures(illegal, solveSync(illegal, { timeLimitMs: seconds * 1000, seed, ...(clock ? { clock } : {}) }));
+  const free = unconstrained(illegal);
   const plain = figures(free, solveSync(free, { timeLimitMs: seconds * 1000, seed, ...(clock ? { clock } : {}) }));
   const costPct = (a: number, b: number) => `${b ? (((a - b) / b) * 100).toFixed(1) : "0.0"} %`;
   console.log(
-    JSON.stringify({ seed, jobs: deliveries, two_windows: day.jobs.filter((j) => j.timeWindows).length, skilled: day.jobs.filter((j) => j.skills).length, vehicles: day.vehicles!.length, constrained, unconstrained: plain }),
+    JSON.stringify({ seed, jobs: deliveries, two_windows: day.jobs.filter((j) => j.timeWindows).length, skilled: day.jobs.filter((j) => j.skills).length, vehicles: day.vehicles!.length, constrained, without_breaks: noBreaks, unconstrained: plain }),
   );
-  console.log(`  seed ${seed}: ${constrained.tours} tours, ${constrained.km} km (${plain.tours} tours, ${plain.km} km without skills and second windows: ${costPct(constrained.km, plain.km)} km), unassigned ${constrained.unassigned}, checker violations ${constrained.violations}, ${constrained.second_window} stops in their afternoon window`);
+  console.log(`  seed ${seed}: ${constrained.tours} tours, ${constrained.km} km (${plain.tours} tours, ${plain.km} km without skills and second windows: ${costPct(constrained.km, plain.km)} km), unassigned ${constrained.unassigned}, ${constrained.break_hours} h of breaks (without breaks: ${noBreaks.tours} tours, ${noBreaks.km} km, ${costPct(constrained.km, noBreaks.km)} km), checker violations ${constrained.violations}, ${constrained.second_window} stops in their afternoon window`);
 }
