@@ -1,12 +1,13 @@
 import type { Random } from "./random";
-import type { Route } from "./route";
+import { pairPlace, type Route } from "./route";
 import { EPS, merge, seg } from "./segment";
-import type { SolutionState } from "./state";
+import { isPair, type SolutionState } from "./state";
 
 /**
  * Inter-tour moves checked in O(1) with the tours' prefix/suffix summaries:
  * relocate, swap and 2-opt* (tail exchange). Used to perturb solutions in
- * route minimisation; only plain single jobs are moved.
+ * route minimisation; plain single jobs, and pickup-and-delivery pairs whole
+ * (relocated to their cheapest place in the other tour).
  */
 
 export function movable(state: SolutionState, node: number): boolean {
@@ -107,6 +108,8 @@ export function randomMoves(state: SolutionState, rng: Random, attempts: number,
         state.afterChange(ra);
         state.afterChange(rb);
       }
+    } else if (kind === 0 && isPair(inst, inst.unitOf[u])) {
+      relocatePair(state, u, ra, rb, threshold);
     } else if (kind === 1 && movable(state, u) && movable(state, w)) {
       const ca = ra.replaceCost(i, i + 1, w);
       if (ca === Infinity) continue;
@@ -123,4 +126,19 @@ export function randomMoves(state: SolutionState, rng: Random, attempts: number,
       if (c < threshold) applyTwoOptStar(state, ra, i + 1, rb, j);
     }
   }
+}
+
+/** Moves u's pickup-and-delivery pair from tour a to its cheapest place in tour b if that adds less than `maxIncrease`. */
+function relocatePair(state: SolutionState, u: number, a: Route, b: Route, maxIncrease: number): void {
+  const inst = state.inst;
+  const pickup = inst.pairRole[u] === 1 ? u : inst.partner[u];
+  const delivery = inst.partner[pickup];
+  const out = a.pairRemovalCost(state.position[pickup], state.position[delivery]);
+  if (out === Infinity) return;
+  const into = b.pairInsertionCost(pickup, delivery, maxIncrease - out);
+  if (into === Infinity) return;
+  b.nodes = b.withPair(pickup, pairPlace.pickup, delivery, pairPlace.delivery);
+  a.nodes = a.nodes.filter((n) => n !== pickup && n !== delivery);
+  state.afterChange(a);
+  state.afterChange(b);
 }

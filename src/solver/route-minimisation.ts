@@ -2,11 +2,11 @@ import type { Budget } from "./budget";
 import { mergeJob, UNBOUNDED, serves } from "./model";
 import { applyTwoOptStar, movable, randomMoves, tailJoinPenalty } from "./moves";
 import type { Random } from "./random";
-import type { Route } from "./route";
+import { pairPlace, Route } from "./route";
 import { granularNeighbours } from "./neighbours";
 import { EPS, merge, seg } from "./segment";
 import type { Polish } from "./sisr";
-import type { SolutionState } from "./state";
+import { isPair, type SolutionState } from "./state";
 
 /**
  * Route minimisation by ejection-pool search (Nagata & Bräysy 2009):
@@ -26,6 +26,8 @@ import type { SolutionState } from "./state";
  * (docs/experiments/2026-11-27-route-minimisation-keeps-tours-short.md).
  */
 const K_MAX = 5;
+/** Pairs: candidates (a tour and the one or two units ejected from it) evaluated per insertion. */
+const PAIR_EJECTION_CANDIDATES = 2_000;
 const PERTURB_MOVES = 100;
 /**
  * How much one perturbation move may add, in average costs per job: a tenth
@@ -170,8 +172,27 @@ export function* minimiseRoutes(
       }
       const members = inst.units[unit];
       if (members.length > 1) {
-        // Pairs and groups are not ejection candidates; retry them later.
-        pool.unshift(unit);
+        const ej = isPair(inst, unit) ? findPairEjection(state, unit, penalty, rng, near) : null;
+        if (!ej) {
+          // Groups are not ejected; they, and pairs that fit nowhere even so, are retried later.
+          pool.unshift(unit);
+          randomMoves(state, rng, PERTURB_MOVES, perturbLimit);
+          continue;
+        }
+        const route = ej.route;
+        for (const u of ej.ejected) {
+          for (const n of inst.units[u]) {
+            state.routeOf[n] = null;
+            state.position[n] = -1;
+          }
+          state.unassigned.push(u);
+          pool.push(u);
+        }
+        route.nodes = ej.sequence;
+        const i = state.unassigned.indexOf(unit);
+        if (i >= 0) state.unassigned.splice(i, 1);
+        state.afterChange(route);
+        polish?.(state, route.nodes.slice());
         randomMoves(state, rng, PERTURB_MOVES, perturbLimit);
         continue;
       }
@@ -269,6 +290,77 @@ function findEjection(state: SolutionState, node: number, penalty: Int32Array, r
     if (search.nodesLeft <= 0) break;
   }
   return best.route ? best : null;
+}
+
+/** A pair's insertion into `route` after ejecting the `ejected` units from it: the tour's new sequence. */
+interface PairEjection {
+  route: Route;
+  ejected: number[];
+  sequence: number[];
+}
+
+/**
+ * The pickup-and-delivery pair's cheapest insertion into some tour after
+ * ejecting one or two of its units (pairs or single jobs), the
+ * ejections chosen, as for single jobs, by the least sum of penalty counters
+ * (a unit's counter is its first member's, raised each time the pair failed
+ * to go in), then by the least added cost, the rest of the ties at random
+ * (after Nagata & Kobayashi 2010, who eject pairs in the PDPTW's route
+ * minimisation). A pair cannot be squeezed through a penalised repair
+ * (the repair moves single jobs only), so the penalty decides at once. Each
+ * candidate is the tour without the ejected units, summarised anew, and the
+ * pair's exact cheapest insertion there; at most PAIR_EJECTION_CANDIDATES
+ * per call, single ejections before double ones.
+ */
+function findPairEjection(state: SolutionState, unit: number, penalty: Int32Array, rng: Random, near: Int32Array | null): PairEjection | null {
+  const inst = state.inst;
+  const members = inst.units[unit];
+  const [pickup, delivery] = inst.pairRole[members[0]] === 1 ? members : [members[1], members[0]];
+  penalty[members[0]]++;
+  const tours = near ? [...new Set([...nearTours(state, pickup, near), ...nearTours(state, delivery, near)])] : state.routes.slice();
+  let best: PairEjection | null = null;
+  let bestPenalty = Infinity;
+  let bestCost = Infinity;
+  let ties = 0;
+  let left = PAIR_EJECTION_CANDIDATES;
+  const candidates: { route: Route; units: number[]; scratch: Route }[] = [];
+  for (const route of rng.shuffle(tours)) {
+    if (!serves(inst, route.vehicle, pickup) || !serves(inst, route.vehicle, delivery)) continue;
+    const units = [...new Set(route.nodes.map((n) => inst.unitOf[n]))].filter((u) => inst.units[u].length <= 2);
+    candidates.push({ route, units, scratch: new Route(inst, route.vehicle, true) });
+  }
+  const consider = (route: Route, scratch: Route, ejected: number[], pen: number) => {
+    left--;
+    scratch.nodes = route.nodes.filter((n) => !ejected.includes(inst.unitOf[n]));
+    scratch.update();
+    const insertion = scratch.pairInsertionCost(pickup, delivery);
+    if (insertion === Infinity) return;
+    const cost = scratch.cost + insertion - route.cost;
+    if (pen === bestPenalty && cost > bestCost + EPS) return;
+    if (pen < bestPenalty || cost < bestCost - EPS) {
+      bestPenalty = pen;
+      bestCost = cost;
+      ties = 0;
+    }
+    if (rng.int(++ties) === 0) best = { route, ejected: ejected.slice(), sequence: scratch.withPair(pickup, pairPlace.pickup, delivery, pairPlace.delivery) };
+  };
+  const unitPenalty = (u: number) => penalty[inst.units[u][0]];
+  for (const { route, units, scratch } of candidates) {
+    for (const a of units) {
+      if (left <= 0) return best;
+      if (unitPenalty(a) <= bestPenalty) consider(route, scratch, [a], unitPenalty(a));
+    }
+  }
+  for (const { route, units, scratch } of candidates) {
+    for (let x = 0; x < units.length; x++) {
+      for (let y = x + 1; y < units.length; y++) {
+        if (left <= 0) return best;
+        const pen = unitPenalty(units[x]) + unitPenalty(units[y]);
+        if (pen <= bestPenalty) consider(route, scratch, [units[x], units[y]], pen);
+      }
+    }
+  }
+  return best;
 }
 
 /** State of one ejection search (kept out of closures: this is the hot loop). */

@@ -4,6 +4,9 @@ import * as segment from "./segment";
 
 const EMPTY = new Float64Array(0);
 
+/** Where `Route.pairInsertionCost` puts a pair: pickup before position `pickup`, delivery before original position `delivery`. */
+export const pairPlace = { pickup: -1, delivery: -1 };
+
 // Local bindings: a module namespace's exports may be getters once transpiled (tsx in the benchmarks), too slow for the hot loops.
 const { EPS, merge, seg } = segment;
 
@@ -602,6 +605,146 @@ export class Route {
     const inst = this.inst;
     if (inst.multiWindow) mergeJob(inst, this.fDur[p], this.fWarp[p], this.fEarly[p], this.fLate[p], travel, node);
     else merge(this.fDur[p], this.fWarp[p], this.fEarly[p], this.fLate[p], travel, inst.service[node], 0, inst.ready[node], inst.due[node]);
+  }
+
+  /**
+   * Cheapest insertion of a pickup-and-delivery pair: the pickup before
+   * position i (first <= i <= last), the delivery before original position
+   * j >= i (j = i: right after the pickup); the cost change, or Infinity when
+   * no such placement is feasible or below `bound`, with the positions in
+   * `pairPlace`. For each i the piece between the two grows one job at a
+   * time, so a tour costs O(length^2) merges at most; the scan over j stops
+   * once the piece cannot end before the delivery's due time or carries
+   * more than the vehicle takes (both only grow with j), and over i once the
+   * prefix cannot take the pickup (only later from there on a tour without
+   * time warp). Jobs of several windows between the two keep the window the
+   * tour chose for them (on the safe side, as in the O(1) moves).
+   */
+  pairInsertionCost(pickup: number, delivery: number, bound = Infinity, first = 0, last = this.nodes.length): number {
+    const { inst, vehicle: v, dims, nodes } = this;
+    const len = nodes.length;
+    pairPlace.pickup = -1;
+    if ((inst.requires[pickup] & ~v.skills) !== 0 || (inst.requires[delivery] & ~v.skills) !== 0 || len + 2 > v.maxStops) return Infinity;
+    const timeCosts = v.costPerWaitSecond !== 0 || v.costPerDurationSecond !== 0;
+    const service = inst.service;
+    const multi = inst.multiWindow;
+    const deliveryDue = inst.due[delivery] + EPS;
+    const end = len * dims;
+    const pickupDue = inst.due[pickup] + EPS;
+    let best = bound;
+    for (let i = first; i <= last && i <= len; i++) {
+      // The prefix's earliest end and its peak load only grow with i.
+      if (this.fEarly[i] + this.fDur[i] - this.fWarp[i] > pickupDue) break;
+      let prefixFits = true;
+      let pickupFits = true;
+      for (let d = 0; d < dims; d++) {
+        const total = this.fPlain[end + d] + inst.plain[pickup * dims + d] + inst.plain[delivery * dims + d];
+        if (total + this.fPeak[i * dims + d] > v.capacity[d] + EPS) prefixFits = false;
+        if (total + this.fSum[i * dims + d] + inst.delta[pickup * dims + d] > v.capacity[d] + EPS) pickupFits = false;
+      }
+      if (!prefixFits) break;
+      if (!pickupFits) continue;
+      const a = i > 0 ? nodes[i - 1] : 0;
+      const tap = this.time(a, pickup);
+      this.mergeAfterPrefix(i, tap, pickup);
+      if (seg.timeWarp > EPS) continue;
+      let dur = seg.duration;
+      let warp = seg.timeWarp;
+      let early = seg.earliest;
+      let late = seg.latest;
+      let dist = this.fDist[i] + this.dist(a, pickup);
+      let travel = this.fTravel[i] + tap;
+      let served = this.fService[i] + service[pickup];
+      let prev = pickup;
+      for (let j = i; j <= len; j++) {
+        if (j > i) {
+          const n = nodes[j - 1];
+          const t = this.time(prev, n);
+          merge(dur, warp, early, late, t, service[n], 0, multi ? this.wReady[j - 1] : inst.ready[n], multi ? this.wDue[j - 1] : inst.due[n]);
+          if (seg.timeWarp > EPS) break;
+          dur = seg.duration;
+          warp = seg.timeWarp;
+          early = seg.earliest;
+          late = seg.latest;
+          dist += this.dist(prev, n);
+          travel += t;
+          served += service[n];
+          prev = n;
+        }
+        // The piece ends no earlier than this: the delivery's window is out of reach from here on.
+        if (early + dur - warp > deliveryDue) break;
+        let loadFits = true;
+        let pieceFits = true;
+        for (let d = 0; d < dims; d++) {
+          const total = this.fPlain[end + d] + inst.plain[pickup * dims + d] + inst.plain[delivery * dims + d];
+          const k = j * dims + d;
+          const onBoard = this.fSum[k] + inst.delta[pickup * dims + d];
+          if (total + onBoard > v.capacity[d] + EPS) pieceFits = false;
+          if (total + onBoard + inst.delta[delivery * dims + d] + this.bPeak[k] > v.capacity[d] + EPS) loadFits = false;
+        }
+        if (!pieceFits) break;
+        if (!loadFits) continue;
+        const b = j < len ? nodes[j] : -1;
+        const total = dist + this.dist(prev, delivery) + this.dist(delivery, b) + this.bDist[j];
+        if (!timeCosts && this.costOf(total, 0, 0) - this.cost >= best) continue;
+        const tpd = this.time(prev, delivery);
+        if (multi) mergeJob(inst, dur, warp, early, late, tpd, delivery);
+        else merge(dur, warp, early, late, tpd, service[delivery], 0, inst.ready[delivery], inst.due[delivery]);
+        if (seg.timeWarp > EPS) continue;
+        const tdb = this.time(delivery, b);
+        merge(seg.duration, seg.timeWarp, seg.earliest, seg.latest, tdb, this.bDur[j], this.bWarp[j], this.bEarly[j], this.bLate[j]);
+        if (seg.timeWarp > EPS || seg.duration > v.maxDuration + EPS) continue;
+        const waiting = Math.max(0, seg.duration - travel - tpd - tdb - this.bTravel[j] - served - service[delivery] - this.bService[j]);
+        const cost = this.costOf(total, seg.duration, waiting) - this.cost;
+        if (cost < best) {
+          best = cost;
+          pairPlace.pickup = i;
+          pairPlace.delivery = j;
+        }
+      }
+    }
+    return pairPlace.pickup >= 0 ? best : Infinity;
+  }
+
+  /** Cost change of removing the jobs at positions i < j (a pair), or Infinity when the rest breaks a constraint. */
+  pairRemovalCost(i: number, j: number): number {
+    const { inst, vehicle: v, nodes } = this;
+    const len = nodes.length;
+    if (len === 2) return -this.cost;
+    let dur = this.fDur[i];
+    let warp = this.fWarp[i];
+    let early = this.fEarly[i];
+    let late = this.fLate[i];
+    let prev = i > 0 ? nodes[i - 1] : 0;
+    let dist = this.fDist[i];
+    let travel = this.fTravel[i];
+    let served = this.fService[i];
+    for (let m = i + 1; m < j; m++) {
+      const n = nodes[m];
+      const t = this.time(prev, n);
+      merge(dur, warp, early, late, t, inst.service[n], 0, inst.multiWindow ? this.wReady[m] : inst.ready[n], inst.multiWindow ? this.wDue[m] : inst.due[n]);
+      dur = seg.duration;
+      warp = seg.timeWarp;
+      early = seg.earliest;
+      late = seg.latest;
+      dist += this.dist(prev, n);
+      travel += t;
+      served += inst.service[n];
+      prev = n;
+    }
+    const b = j + 1 < len ? nodes[j + 1] : -1;
+    const t = this.time(prev, b);
+    merge(dur, warp, early, late, t, this.bDur[j + 1], this.bWarp[j + 1], this.bEarly[j + 1], this.bLate[j + 1]);
+    if (seg.timeWarp > EPS || seg.duration > v.maxDuration + EPS) return Infinity;
+    travel += t + this.bTravel[j + 1];
+    served += this.bService[j + 1];
+    return this.costOf(dist + this.dist(prev, b) + this.bDist[j + 1], seg.duration, Math.max(0, seg.duration - travel - served)) - this.cost;
+  }
+
+  /** The sequence with `pickup` inserted before position i and `delivery` before original position j (`pairInsertionCost`'s positions). */
+  withPair(pickup: number, i: number, delivery: number, j: number): number[] {
+    const nodes = this.nodes;
+    return [...nodes.slice(0, i), pickup, ...nodes.slice(i, j), delivery, ...nodes.slice(j)];
   }
 
   insert(node: number, p: number): void {

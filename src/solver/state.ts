@@ -1,6 +1,6 @@
 import type { Instance, VehicleModel } from "./model";
 import type { Random } from "./random";
-import { evaluateSequence, precedenceHolds, Route } from "./route";
+import { evaluateSequence, pairPlace, precedenceHolds, Route } from "./route";
 
 /** Hierarchical objective: unassigned jobs, their priority, tours, then cost. */
 export interface Objective {
@@ -300,6 +300,12 @@ export class SolutionState {
       }
       return position >= 0 ? { route, vehicle, cost, position } : null;
     }
+    if (isPair(this.inst, unit)) {
+      const [pickup, delivery] = this.inst.pairRole[members[0]] === 1 ? members : [members[1], members[0]];
+      const cost = target.pairInsertionCost(pickup, delivery, bound);
+      if (cost === Infinity) return null;
+      return { route, vehicle, cost, position: -1, sequence: target.withPair(pickup, pairPlace.pickup, delivery, pairPlace.delivery) };
+    }
     const sequence = insertUnitGreedily(target, members);
     if (!sequence) return null;
     const { feasible, cost } = evaluateSequence(target, sequence);
@@ -318,6 +324,12 @@ export class SolutionState {
     const i = this.unassigned.indexOf(unit);
     if (i >= 0) this.unassigned.splice(i, 1);
   }
+}
+
+/** Whether the unit is one pickup-and-delivery pair and nothing else (not part of a larger group). */
+export function isPair(inst: Instance, unit: number): boolean {
+  const members = inst.units[unit];
+  return members.length === 2 && inst.pairRole[members[0]] !== 0 && inst.partner[members[0]] === members[1];
 }
 
 /** Positions scanned before the next blink: geometric with success probability `rate`. */
