@@ -97,6 +97,8 @@ export function breakReserve(rules: BreakRules, span: number, shiftStart: number
  */
 export class BreakClock {
   readonly breaks: PlannedBreak[] = [];
+  /** Seconds of breaks planned so far. */
+  breakSeconds = 0;
   excess = 0;
   private block = 0;
   private work = 0;
@@ -203,11 +205,6 @@ export class BreakClock {
     if (this.rules.eu561) this.excess += Math.max(0, this.totalDriving - RULES["eu-561"].maxDailyDriving);
   }
 
-  /** Seconds of breaks planned. */
-  minutes(): number {
-    return this.breaks.reduce((a, b) => a + b.end - b.start, 0);
-  }
-
   private account(work: number, driving: number): void {
     this.block += work;
     this.work += work;
@@ -237,6 +234,7 @@ export class BreakClock {
       this.nextFixed++;
     }
     this.breaks.push({ id, start: t, end: t + length, afterStops, where });
+    this.breakSeconds += length;
     if (length >= RULES["de-arbzg"].minBreak) {
       this.block = 0;
       this.breakTime += length;

@@ -63,7 +63,7 @@ function timed(inst: Instance, route: Route, start: number): { tour: Tour; exces
     let serviceStart = Math.max(arrival, k >= 0 ? inst.winStart[k] : inst.ready[node]);
     let breakTime = 0;
     if (clock) {
-      const before = clock.minutes();
+      const before = clock.breakSeconds;
       let ready = clock.wait(arrival, serviceStart, i);
       // Breaks may have run past this window: the next one still open.
       if (k >= 0 && ready > inst.winEnd[k] + EPS) {
@@ -72,7 +72,7 @@ function timed(inst: Instance, route: Route, start: number): { tour: Tour; exces
       }
       serviceStart = clock.serve(ready, inst.service[node], i);
       excess += Math.max(0, serviceStart - (k >= 0 ? inst.winEnd[k] : inst.due[node]));
-      breakTime = clock.minutes() - before;
+      breakTime = clock.breakSeconds - before;
     }
     const given = inst.windows[node];
     const window = given.length === 0 ? undefined : given[k >= 0 ? k - inst.winFrom[node] : 0];
