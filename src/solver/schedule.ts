@@ -22,13 +22,30 @@ export function timetable(inst: Instance, route: Route): Tour {
  * it still breaks a window, the shift, the tour duration or a working-time
  * limit (0: legal as planned). The departure that achieves the minimal
  * duration comes first; when breaks make that tour late, the earliest
- * departure is tried (more slack before the windows).
+ * departure is tried (more slack before the windows), and then the latest
+ * departure before the first that is as good: a tour that needs 20 minutes
+ * more for its break leaves 20 minutes earlier, not at the start of the shift
+ * to wait at its first stop.
  */
 export function timedWithBreaks(inst: Instance, route: Route): { tour: Tour; excess: number } {
-  const planned = timed(inst, route, plainStart(route));
+  const plain = plainStart(route);
+  const planned = timed(inst, route, plain);
   if (planned.excess <= EPS || route.nodes.length === 0) return planned;
   const early = timed(inst, route, route.vehicle.earliestStart);
-  return early.excess < planned.excess ? early : planned;
+  if (early.excess >= planned.excess) return planned;
+  // Bisection to a second: the excess grows with the departure except where a break moves across a stop.
+  let lo = route.vehicle.earliestStart;
+  let hi = plain;
+  let best = early;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) / 2;
+    const t = timed(inst, route, mid);
+    if (t.excess <= early.excess + EPS) {
+      lo = mid;
+      best = t;
+    } else hi = mid;
+  }
+  return best;
 }
 
 function plainStart(route: Route): number {

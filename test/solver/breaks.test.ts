@@ -51,6 +51,26 @@ describe("breaks and working-time rules", () => {
     for (const u of s.unassigned) expect(u.remedy.length).toBeGreaterThan(10);
   });
 
+  it("a tour that needs its break time earlier leaves just early enough, not at the start of the shift", () => {
+    // The duration-minimal departure serves b at its window's end and meets the break on the way there; leaving at
+    // the shift's start (midnight) would keep every window too, with hours of waiting at the first stop.
+    const p = planar(
+      { x: 0, y: 0 },
+      [
+        { id: "a", x: 10 * M, y: 0, service: 5 * M, timeWindow: { start: 10 * H, end: 13 * H } },
+        { id: "b", x: 20 * M, y: 0, service: 5 * M, timeWindow: { start: 8 * H, end: 11 * H } },
+        { id: "c", x: 30 * M, y: 0, service: 5 * M, timeWindow: { start: 12 * H, end: 15 * H } },
+      ],
+      { vehicles: [{ id: "van", shift: { earliestStart: 0 }, breaks: [{ id: "lunch", window: { start: 10 * H + 30 * M, end: 11 * H + 30 * M }, duration: 20 * M }] }] },
+    );
+    const s = solveSync(p, { maxIterations: 200 });
+    expect(check(p, s)).toEqual([]);
+    const [tour] = s.tours;
+    expect(tour.breaks).toHaveLength(1);
+    expect(tour.start).toBeGreaterThan(8 * H);
+    expect(tour.stops[0].waiting).toBeLessThan(2 * H);
+  });
+
   it("a fixed break starts inside its window and lasts its duration; the checker refuses one outside", () => {
     const p = longDay([], { breaks: [{ id: "lunch", window: { start: 12 * H, end: 12 * H + 30 * M }, duration: 30 * M }] });
     const s = solveSync(p, { maxIterations: 300 });
