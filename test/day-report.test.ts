@@ -168,7 +168,7 @@ describe("day report on a seeded day", () => {
     expect(r.totals).toEqual({
       routes: 2, planned_km: 30, actual_km: 11.1, routes_tracked: 1, planned_minutes: 180, actual_minutes: 190, stops: 7, delivered: 5, not_delivered: 2,
       with_window: 6, on_time: 3, on_time_share: 0.5, early: 1, late: 2, late_minutes: 41, stops_per_hour: 2.21, waiting_minutes_planned: 5,
-      waiting_minutes_actual: 10, co2e_kg: 9.21, reasons: [{ reason: "no reason given", count: 1 }, { reason: "recipient_absent", count: 1 }],
+      waiting_minutes_actual: 10, break_minutes_planned: 0, co2e_kg: 9.21, reasons: [{ reason: "no reason given", count: 1 }, { reason: "recipient_absent", count: 1 }],
     });
     expect(r.drivers.map((d: { driver_name: string; routes: number; on_time_share: number }) => [d.driver_name, d.routes, d.on_time_share])).toEqual([
       ["Anna Adler", 1, 0.3333],

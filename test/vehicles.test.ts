@@ -46,6 +46,8 @@ describe("vehicles", () => {
       max_tour_duration: 480,
       max_stops: 40,
       skills: ["refrigerated", "tail-lift"],
+      working_time_rules: ["eu-561"],
+      breaks: [{ from: "12:00:00", to: "12:30:00+01:00", minutes: 45 }],
       co2e_g_per_km: 250.5,
       active: false,
     };
@@ -78,6 +80,8 @@ describe("vehicles", () => {
       max_tour_duration: null,
       max_stops: null,
       skills: [],
+      working_time_rules: null,
+      breaks: [],
       co2e_g_per_km: null,
       active: true,
     });

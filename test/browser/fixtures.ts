@@ -57,9 +57,9 @@ export async function startServiceAndBrowser(slug: string, browser: BrowserChoic
 
 /**
  * The company with a Berlin depot, its dispatcher and an (inactive) driver; one delivery per place
- * (windows 08–11, 10–13, 12–15 in turn), the first `tours` groups of three routed into one tour each.
+ * (windows 08–11, 10–13, 12–15 in turn), the first `tours` groups of three routed into one tour each (on `vehicles` when given).
  */
-export async function seedCompany(service: Service, o: { companyname: string; dispatcher: Person; driver: Person; places: number; tours: number }) {
+export async function seedCompany(service: Service, o: { companyname: string; dispatcher: Person; driver: Person; places: number; tours: number; vehicles?: Record<string, unknown>[] }) {
   await service.operator("POST", "/companies", {
     slug: service.slug,
     companyname: o.companyname,
@@ -76,7 +76,7 @@ export async function seedCompany(service: Service, o: { companyname: string; di
   }
   const routes = [];
   for (let t = 0; t < o.tours; t++) {
-    const result = await service.call("POST", "/api/calcroute/optimized/timewindow?async=false&num_vehicles=1", { deliveryids: ids.slice(t * 3, t * 3 + 3) }, token);
+    const result = await service.call("POST", "/api/calcroute/optimized/timewindow?async=false&num_vehicles=1", { deliveryids: ids.slice(t * 3, t * 3 + 3), ...(o.vehicles ? { vehicles: o.vehicles } : {}) }, token);
     routes.push(await service.call("GET", `/api/route/${result.objects[0].id}`, undefined, token));
   }
   return { token, driver: driver as { id: number; code: string }, routes, openIds: ids.slice(o.tours * 3) };

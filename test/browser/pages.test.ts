@@ -18,7 +18,7 @@ let browser: Browser;
 let token: string;
 let driverId: number;
 let activationCode: string;
-let routed: { id: number; driver_id: number | null; deliveries: { id: number }[] }[];
+let routed: { id: number; driver_id: number | null; deliveries: { id: number }[]; breaks: { after_orderindex: number }[] }[];
 let openIds: number[];
 let consoleContext: BrowserContext;
 let consolePage: Page;
@@ -30,6 +30,8 @@ let refuseSockets = false;
 /** Collects script errors and CSP violations: a page the policy breaks must fail the test. */
 // The browser logs failed answers: 404 of GET /currentdriverroute (no next route) and the 403 the expiry test fakes.
 const watchErrors = (page: Page, name: string) => watch(page, name, pageErrors, (text) => /status of (403|404)/.test(text));
+
+const LUNCH_VAN = { name: "Lunch van", breaks: [{ from: "10:30", to: "11:30", minutes: 20 }] };
 
 /** The driver app on an emulated phone (with a position), logged in. */
 async function driverOnPhone() {
@@ -44,7 +46,8 @@ async function driverOnPhone() {
 beforeAll(async () => {
   [service, browser] = await startServiceAndBrowser("browser");
   // Two tours of three deliveries each (the driver is not active yet, so neither gets a driver); the other four stay open.
-  const seeded = await seedCompany(service, { companyname: "Browser Logistics", dispatcher: DISPATCHER, driver: DRIVER, places: 10, tours: 2 });
+  // The van's fixed break falls in the waiting before each tour's third stop (window 12-15).
+  const seeded = await seedCompany(service, { companyname: "Browser Logistics", dispatcher: DISPATCHER, driver: DRIVER, places: 10, tours: 2, vehicles: [LUNCH_VAN] });
   ({ token, routes: routed, openIds } = seeded);
   driverId = seeded.driver.id;
   activationCode = seeded.driver.code;
@@ -106,10 +109,15 @@ describe("dispatcher console", () => {
     expect(await items.first().textContent()).toContain("0/3");
 
     await items.first().click();
-    const stops = consolePage.locator("[data-testid=route-stops] li");
+    const stops = consolePage.locator("[data-testid=route-stops] li[data-delivery-id]");
     const order = await stops.evaluateAll((lis) => lis.map((li) => Number((li as HTMLElement).dataset.deliveryId)));
     expect(order).toEqual(routed[0].deliveries.map((d) => d.id));
     expect(await stops.first().textContent()).toMatch(/window \d\d:\d\d–\d\d:\d\d/);
+    // The planned break stands between the stops it lies between, in the company's time.
+    const pause = consolePage.locator("[data-testid=route-stops] [data-testid=route-break]");
+    expect(await pause.textContent()).toMatch(/Break 20 min, (10:[3-5]\d|11:[0-3]\d)–\d\d:\d\d, fixed break/);
+    const listed = await consolePage.locator("[data-testid=route-stops] li").evaluateAll((lis) => lis.map((li) => ((li as HTMLElement).dataset.testid === "route-break" ? "break" : "stop")));
+    expect(listed.indexOf("break")).toBe(routed[0].breaks[0].after_orderindex);
 
     await consolePage.getByRole("combobox", { name: /^Driver/ }).selectOption({ label: "Dana Driver" });
     await consolePage.getByRole("button", { name: "Assign driver" }).click();
@@ -205,6 +213,10 @@ describe("driver app", () => {
     const route = page.locator(`section[data-route-id="${routed[0].id}"]`);
     await expect.poll(() => route.getAttribute("data-status")).toBe("1");
     await page.screenshot({ path: `${SHOTS}/driver-assigned.png`, fullPage: true });
+    // The driver reads the planned break between the two stops it lies between.
+    expect(await route.getByTestId("route-break").textContent()).toMatch(/Break 20 min, .*fixed break/);
+    const listed = await route.locator("ol.stops > li").evaluateAll((lis) => lis.map((li) => ((li as HTMLElement).dataset.testid === "route-break" ? "break" : "stop")));
+    expect(listed.indexOf("break")).toBe(routed[0].breaks[0].after_orderindex);
 
     await page.getByRole("button", { name: "Accept route" }).click();
     await expect.poll(() => route.getAttribute("data-status")).toBe("2");

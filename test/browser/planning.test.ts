@@ -204,7 +204,7 @@ describe("planning in the console", () => {
     const [first] = routeIds;
     await page.locator(`button.route-item[data-route-id="${first}"]`).click();
     const detail = page.locator("section.route-detail");
-    const stops = detail.locator("[data-testid=route-stops] li");
+    const stops = detail.locator("[data-testid=route-stops] li[data-delivery-id]");
     expect(await stops.count()).toBe(2);
 
     // Refused: the delivery starts from another depot. The reason is shown; the route is unchanged.

@@ -73,7 +73,7 @@ const rowStops = (row: Locator) => row.locator(".tl-stop").evaluateAll((els) => 
 beforeAll(async () => {
   [service, browser] = await startServiceAndBrowser("timeline");
   // Two tours of three deliveries each, two open ones.
-  ({ token, routes, openIds } = await seedCompany(service, { companyname: "Timeline Logistics", dispatcher: DISPATCHER, driver: DRIVER, places: 8, tours: 2 }));
+  ({ token, routes, openIds } = await seedCompany(service, { companyname: "Timeline Logistics", dispatcher: DISPATCHER, driver: DRIVER, places: 8, tours: 2, vehicles: [{ name: "Lunch van", breaks: [{ from: "10:30", to: "11:30", minutes: 20 }] }] }));
   const elsewhere = await service.call("POST", "/api/address", { contactcompany: "Lager Potsdam", city: "Potsdam", country: "DE", lat: 52.39, lng: 13.06 }, token);
   const foreignAddress = await service.call("POST", "/api/address", { contactcompany: "Kiosk Fremd", city: "Berlin", country: "DE", lat: 52.51, lng: 13.4 }, token);
   foreignId = (await service.call("POST", "/api/delivery", { deliverylocation_id: foreignAddress.id, supplierlocation_id: elsewhere.id, pdt_from: at(9), pdt_to: at(12), els: 5, load: 1 }, token)).id;
@@ -115,6 +115,12 @@ describe("timeline", () => {
         expect(Math.abs(band.width - hours * perHour)).toBeLessThan(3);
       }
       expect(xs).toEqual([...xs].sort((a, b) => a - b));
+    }
+    // Each route's planned break: a labelled block at its times, on the same scale.
+    for (const route of routes) {
+      const pause = page.locator(`.tl-row[data-route-id="${route.id}"] [data-testid=timeline-break]`);
+      expect(await pause.getAttribute("aria-label")).toMatch(/^Break 20 min, \d\d:\d\d–\d\d:\d\d, fixed break$/);
+      expect(Math.abs((await pause.boundingBox())!.width - perHour / 3)).toBeLessThan(3);
     }
     const openRow = page.locator('.tl-row[data-row="open"]');
     expect((await rowStops(openRow)).sort()).toEqual([...openIds].sort());

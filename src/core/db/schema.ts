@@ -11,6 +11,7 @@
  */
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import type { BreakSpec, RouteBreak, WorkingTimeRuleId } from "../../shared/contract/breaks";
 import type { LineString } from "../../shared/contract/geo";
 
 /** The current time as stored (ISO 8601 UTC, seconds): column default, and the value of rows inserted by SELECT. */
@@ -39,6 +40,8 @@ export const companies = sqliteTable("companies", {
   proof_on_tracking_page: integer("proof_on_tracking_page", { mode: "boolean" }).notNull().default(false),
   /** Service minutes of a delivery without `els`, by `deliverytype_id` (keys as strings); a type not listed: 0. */
   service_minutes_by_type: text("service_minutes_by_type", { mode: "json" }).$type<Partial<Record<string, number>>>().notNull().default(sql`'{}'`),
+  /** Working-time rules of every vehicle that names none of its own (`vehicles.working_time_rules` null). */
+  working_time_rules: text("working_time_rules", { mode: "json" }).$type<WorkingTimeRuleId[]>().notNull().default(sql`'[]'`),
   created_at: text("created_at").notNull().default(now),
 });
 
@@ -64,6 +67,9 @@ export const users = sqliteTable(
     vehicle: text("vehicle"),
     /** A driver's skills ("adr", "two-person"): they count for the vehicle the driver drives (docs/features/fleet-and-opening-hours.md). */
     skills: text("skills", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    /** A driver's own working-time rules and fixed breaks: they win over the vehicle's when the driver is bound to it; null: the vehicle's. */
+    working_time_rules: text("working_time_rules", { mode: "json" }).$type<WorkingTimeRuleId[]>(),
+    breaks: text("breaks", { mode: "json" }).$type<BreakSpec[]>(),
     status: integer("status"),
     /** Device identifier given at driver activation. */
     imei: text("imei"),
@@ -165,6 +171,10 @@ export const vehicles = sqliteTable(
     max_stops: integer("max_stops"),
     /** What the vehicle can do ("refrigerated", "tail-lift"): it serves only deliveries whose `required_skills` it (with its driver) has. */
     skills: text("skills", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    /** Working-time rules its tours keep; null: the company's (`companies.working_time_rules`). */
+    working_time_rules: text("working_time_rules", { mode: "json" }).$type<WorkingTimeRuleId[]>(),
+    /** Breaks at given times of day its tours take. */
+    breaks: text("breaks", { mode: "json" }).$type<BreakSpec[]>().notNull().default(sql`'[]'`),
     /** Emission factor of this vehicle, g CO2e per km (well-to-wheel); null: its class's default (domain/day-report.ts). */
     co2e_g_per_km: real("co2e_g_per_km"),
     active: integer("active", { mode: "boolean" }).notNull().default(true),
@@ -200,6 +210,8 @@ export const routes = sqliteTable(
     /** The vehicle the tour was planned for: its name, and its id when it is a stored vehicle. */
     vehicle: text("vehicle"),
     vehicle_id: integer("vehicle_id"),
+    /** The breaks the plan placed, in time order. */
+    breaks: text("breaks", { mode: "json" }).$type<RouteBreak[]>().notNull().default(sql`'[]'`),
     areatext: text("areatext"),
     htmlcolor: text("htmlcolor"),
     /** GeoJSON LineString. */

@@ -21,6 +21,7 @@
  *   vehicle's own `co2e_g_per_km`, else its class's default (EMISSION_FACTORS).
  *   Tracked km when there are any, else planned km (`co2e_basis`).
  */
+import { type RouteBreak, breakMinutes } from "../../shared/contract/breaks";
 import { haversineMeters } from "../geo/distance";
 import type { Figures, StopFigure } from "../../shared/contract/day-report";
 import { DELIVERY_CODES } from "./states";
@@ -74,6 +75,8 @@ export interface RouteInput {
   tst_from: string | null;
   planned_distance_m: number;
   planned_duration_s: number;
+  /** The breaks the plan placed. */
+  planned_breaks: readonly RouteBreak[];
   stops: StopInput[];
   /** The driver's positions, any order; only those from `ast` to the last report count. */
   positions: { timestamp: string; lng: number; lat: number }[];
@@ -103,6 +106,8 @@ export interface RouteFigures {
   late_minutes: number;
   waiting_planned_s: number;
   waiting_actual_s: number;
+  /** Absent in figures stored before breaks were planned. */
+  break_planned_s?: number;
   vehicle_class: string;
   co2e_factor: number;
   co2e_basis: "tracked" | "planned";
@@ -187,6 +192,7 @@ export function routeFigures(input: RouteInput): RouteFigures {
     late_minutes: stopFigures.reduce((sum, s) => sum + s.late_minutes, 0),
     waiting_planned_s: input.stops.reduce((sum, s) => sum + (s.waiting_time ?? 0), 0),
     waiting_actual_s: stopFigures.reduce((sum, s) => sum + s.waited_s, 0),
+    break_planned_s: breakMinutes(input.planned_breaks) * 60,
     vehicle_class: input.vehicle_class,
     co2e_factor: factor,
     co2e_basis: actual === null ? "planned" : "tracked",
@@ -225,6 +231,7 @@ export function sumFigures(rows: RouteFigures[]): Figures {
     stops_per_hour: hours > 0 ? round(sum((r) => r.delivered + r.not_delivered, timed) / hours, 2) : null,
     waiting_minutes_planned: Math.round(sum((r) => r.waiting_planned_s) / 60),
     waiting_minutes_actual: Math.round(sum((r) => r.waiting_actual_s) / 60),
+    break_minutes_planned: Math.round(sum((r) => r.break_planned_s ?? 0) / 60),
     co2e_kg: round(sum((r) => r.co2e_g) / 1000, 2),
     reasons: [...reasons].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason)),
   };

@@ -6,6 +6,7 @@
  */
 import { DEFAULT_SPEED_FACTORS, greatCircleProvider, type VehicleClassId } from "../../solver";
 import { wallClockAt } from "../../shared/wall-clock";
+import type { RouteBreak } from "../../shared/contract/breaks";
 
 export interface EtaStop {
   lng: number;
@@ -14,6 +15,8 @@ export interface EtaStop {
   windowStart: number | null;
   /** Seconds of service. */
   service: number;
+  /** Seconds of planned breaks still to take before driving to it. */
+  pauseBefore?: number;
 }
 
 export interface EtaResult {
@@ -54,6 +57,7 @@ export function estimateArrivals(
   let t = now;
   let underWay = 0;
   for (let i = 0; i < stops.length; i++) {
+    t += stops[i].pauseBefore ?? 0;
     const drive = matrix.durations[i * matrix.size + i + 1] / trafficFactorAt(t, options.timeZone);
     const arrival = t + drive;
     const serviceStart = Math.max(arrival, stops[i].windowStart ?? -Infinity);
@@ -64,4 +68,20 @@ export function estimateArrivals(
     underWay += stops[i].service;
   }
   return results;
+}
+
+/**
+ * Seconds of a route's planned breaks still to take before each of its open stops (given by `orderindex`, in
+ * driving order): a break not over yet at `now` goes before the first open stop planned after it, with what is left
+ * of it; one after the last open stop moves no ETA. The driver app does not report breaks, so a break is assumed
+ * taken as planned, however early or late the driver runs.
+ */
+export function pausesBefore(breaks: readonly RouteBreak[], openStops: readonly number[], now: number): number[] {
+  const pauses = openStops.map(() => 0);
+  for (const b of breaks) {
+    const left = Math.min(b.minutes * 60, Date.parse(b.end) / 1000 - now);
+    const next = openStops.findIndex((orderindex) => orderindex > b.after_orderindex);
+    if (left > 0 && next >= 0) pauses[next] += left;
+  }
+  return pauses;
 }

@@ -9,7 +9,8 @@
  * `relax_after_time` are read on the planning day's date: with their offset,
  * or without one on the company's wall clock.
  */
-import { DEFAULT_SPEED_FACTORS, type Job, type Problem, type Solution, type Tour, type Vehicle, type VehicleClassId } from "../../solver";
+import { DEFAULT_SPEED_FACTORS, type Job, type PlannedBreak, type Problem, type Solution, type Tour, type Vehicle, type VehicleClassId } from "../../solver";
+import type { BreakSpec, RouteBreak, WorkingTimeRuleId } from "../../shared/contract/breaks";
 import { addDays, dayAt, instantOf, wallClockAt } from "../../shared/wall-clock";
 import { formatDateTime, parseDateTime, timeOfDayOn } from "../lib/time";
 import { etaSpread } from "./eta";
@@ -46,6 +47,10 @@ export interface RoutingParams {
   areaDrivers?: Record<string, number | null>;
   /** Driver id -> its skills, for the drivers that have any (read at request time). */
   driverSkills?: Record<string, string[]>;
+  /** Driver id -> its own working-time rules and fixed breaks, for the drivers that have either (null: the vehicle's). */
+  driverBreaks?: Record<string, { working_time_rules: WorkingTimeRuleId[] | null; breaks: BreakSpec[] | null }>;
+  /** The company's working-time rules, for vehicles that name none (absent in plans stored before breaks: none). */
+  workingTimeRules?: WorkingTimeRuleId[];
   /** Service minutes of a delivery without `els`, by `deliverytype_id` (the company's setting at request time). */
   serviceMinutesByType?: Partial<Record<string, number>>;
   timeBudgetMs: number;
@@ -93,6 +98,9 @@ export interface VehicleSpec {
   max_tour_duration?: number | null;
   max_stops?: number | null;
   skills?: string[];
+  /** Null or absent: the company's rules. */
+  working_time_rules?: WorkingTimeRuleId[] | null;
+  breaks?: BreakSpec[];
   /** Where its tour starts (and ends): one of `RoutingParams.depots`, else the run's start. */
   depot_location_id?: number | null;
   driver_id?: number | null;
@@ -161,9 +169,28 @@ export function fleetOf(params: RoutingParams): VehicleSpec[] {
 
 /** What a vehicle's tour can serve: its own skills and, with `assign_drivers`, those of the available driver bound to it. */
 export function fleetSkills(spec: VehicleSpec, params: RoutingParams): string[] {
-  const driver = spec.driver_id ?? null;
-  const driverSkills = params.assignDrivers && driver !== null && params.driverIds.includes(driver) ? (params.driverSkills?.[String(driver)] ?? []) : [];
+  const driver = boundDriver(spec, params);
+  const driverSkills = driver !== null ? (params.driverSkills?.[String(driver)] ?? []) : [];
   return skillSet([...(spec.skills ?? []), ...driverSkills]);
+}
+
+/** The driver bound to a vehicle whose own records count for its tour (with `assign_drivers`, an available driver), or null. */
+const boundDriver = (spec: VehicleSpec, params: RoutingParams) => {
+  const driver = spec.driver_id ?? null;
+  return params.assignDrivers && driver !== null && params.driverIds.includes(driver) ? driver : null;
+};
+
+/**
+ * The working-time rules and fixed breaks of a vehicle's tour: the bound driver's own where the driver has them,
+ * else the vehicle's; rules absent on both: the company's.
+ */
+export function fleetBreaks(spec: VehicleSpec, params: RoutingParams): { rules: WorkingTimeRuleId[]; breaks: BreakSpec[] } {
+  const driver = boundDriver(spec, params);
+  const own = driver === null ? undefined : params.driverBreaks?.[String(driver)];
+  return {
+    rules: own?.working_time_rules ?? spec.working_time_rules ?? params.workingTimeRules ?? [],
+    breaks: own?.breaks ?? spec.breaks ?? [],
+  };
 }
 
 /** Service seconds of a delivery: its own `els`, else its type's default, else none. */
@@ -184,6 +211,7 @@ function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number, o
   const from = time(spec.departure_time_from);
   const to = time(spec.departure_time_to);
   const back = time(spec.return_time_to);
+  const { rules, breaks } = fleetBreaks(spec, params);
   return {
     id: spec.name,
     vehicleClass: (spec.vehicle_class as VehicleClassId | null) ?? params.vehicleClass,
@@ -198,6 +226,8 @@ function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number, o
     ...(spec.max_stops ? { maxStops: spec.max_stops } : {}),
     ...(capacity.length ? { capacity } : {}),
     skills: fleetSkills(spec, params),
+    ...(rules.length ? { workingTimeRules: rules } : {}),
+    ...(breaks.length ? { breaks: breaks.map((b, k) => fixedBreak(b, k, origin, params)) } : {}),
     costs: {
       fixed: spec.daily_rate ?? 0,
       perKm: spec.km_rate ?? 1,
@@ -208,6 +238,27 @@ function vehicleOf(spec: VehicleSpec, params: RoutingParams, earliest: number, o
     ...(depotOf(params, spec.depot_location_id) ? { depot: String(spec.depot_location_id) } : {}),
   };
 }
+
+/** Ids of the vehicles' fixed breaks in the solver's model; the working-time rules' breaks carry the rule's name. */
+const FIXED_BREAK = "fixed-";
+
+/** A vehicle's or driver's break of a given time of day on the planning day (a window ending before it opens ends the next morning, like a return time). */
+function fixedBreak(b: BreakSpec, k: number, origin: number, params: RoutingParams) {
+  const start = onPlanningDay(b.from, origin, params);
+  const end = onPlanningDay(b.to, origin, params);
+  return { id: `${FIXED_BREAK}${k + 1}`, window: { start, end: end < start ? onPlanningDay(b.to, origin, params, 1) : end }, duration: b.minutes * 60 };
+}
+
+/** The breaks of a planned tour as the route record keeps them. */
+const routeBreaks = (breaks: readonly PlannedBreak[] | undefined, iso: (t: number) => string): RouteBreak[] =>
+  (breaks ?? []).map((b) => ({
+    start: iso(b.start),
+    end: iso(b.end),
+    minutes: Math.round((b.end - b.start) / 60),
+    after_orderindex: b.afterStops,
+    where: b.where,
+    reason: b.id.startsWith(FIXED_BREAK) ? "fixed" : (b.id as WorkingTimeRuleId),
+  }));
 
 /** One of the run's further depots (not its start) by address id, or undefined. */
 const depotOf = (params: RoutingParams, addressId: number | null | undefined) =>
@@ -280,6 +331,8 @@ export interface PlannedRoute {
   /** Where the tour starts: the run's start or the vehicle's own depot. */
   routebase_address_id: number;
   vehicle_id: number | null;
+  /** The breaks the plan placed, in time order (their minutes count in the gross duration, not the net). */
+  breaks: RouteBreak[];
   driver_id: number | null;
   status: 0 | 1;
   distance: number;
@@ -355,6 +408,11 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
     const driver = driverFor(tour, areaDriver, stopsOf);
     if (driver !== null) claimed.add(driver);
     const service = tour.stops.reduce((sum, s) => sum + (s.departure - s.serviceStart), 0);
+    const pauses = tour.breaks ?? [];
+    const paused = pauses.reduce((sum, b) => sum + (b.end - b.start), 0);
+    // Break seconds before a stop's arrival: the ETA window widens with the time under way, not resting.
+    const pausedBefore = (stop: number) =>
+      pauses.reduce((sum, b) => sum + (b.afterStops < stop || (b.afterStops === stop && b.where !== "before-service") ? b.end - b.start : 0), 0);
     // The latest start keeping every window (the one chosen where a delivery has several): the smallest slack
     // between service start and window end.
     const slack = Math.max(
@@ -382,11 +440,12 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
       vehicle: tour.vehicleId,
       routebase_address_id: base.addressId,
       vehicle_id: fleet.get(tour.vehicleId)?.id ?? null,
+      breaks: routeBreaks(tour.breaks, iso),
       driver_id: driver,
       status: driver !== null ? 1 : 0,
       distance: Math.round(tour.distance),
       gross_duration: Math.round(tour.duration),
-      net_duration: Math.round(tour.duration - tour.waiting - service),
+      net_duration: Math.round(tour.duration - tour.waiting - service - paused),
       tst_from: iso(tour.start),
       tst_to: iso(tour.start + latestStartSlack),
       htmlcolor: PALETTE[i % PALETTE.length],
@@ -395,7 +454,7 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
       stops: tour.stops.map((s, k) => {
         const tfp = Math.round(s.arrival - previousDeparture);
         previousDeparture = s.departure;
-        const underWay = s.arrival - tour.start - waited;
+        const underWay = s.arrival - tour.start - waited - pausedBefore(k);
         waited += s.waiting;
         return {
           delivery_id: Number(s.jobId),

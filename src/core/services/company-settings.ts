@@ -1,3 +1,5 @@
+import type { WorkingTimeRuleId } from "../../shared/contract/breaks";
+
 /** The languages a company's messages and pages come in. */
 export const LANGUAGES = ["de", "en"] as const;
 export type Language = (typeof LANGUAGES)[number];
@@ -16,9 +18,11 @@ export interface CompanySettings {
   proof_on_tracking_page: boolean;
   /** Service minutes of a delivery without `els`, by `deliverytype_id`. */
   service_minutes_by_type: Partial<Record<string, number>>;
+  /** Working-time rules of the vehicles that name none. */
+  working_time_rules: WorkingTimeRuleId[];
 }
 
-const SETTING_KEYS = ["timezone", "language", "eta_update_minutes", "notify_stops_before", "position_retention_days", "proof_retention_days", "proof_on_tracking_page", "service_minutes_by_type"] as const;
+const SETTING_KEYS = ["timezone", "language", "eta_update_minutes", "notify_stops_before", "position_retention_days", "proof_retention_days", "proof_on_tracking_page", "service_minutes_by_type", "working_time_rules"] as const;
 
 /** The settings given in `input` (others left out), for a write. */
 export const settingsOf = (input: Partial<CompanySettings>): Partial<CompanySettings> =>

@@ -118,6 +118,7 @@ export async function computeRouteReport(env: Env, db: Db, companyId: number, ti
     tst_from: route.tst_from,
     planned_distance_m: route.distance,
     planned_duration_s: route.gross_duration,
+    planned_breaks: route.breaks,
     stops,
     positions,
     vehicle_class: vehicle?.vehicle_class ?? "car",

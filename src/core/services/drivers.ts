@@ -3,6 +3,7 @@
  * windows, the computed `available` flag and the last position), creation with
  * the three outgoing emails, activation, and the route lookups.
  */
+import type { BreakSpec, WorkingTimeRuleId } from "../../shared/contract/breaks";
 import type { Company, Db } from "../context";
 import { type SQL, and, asc, desc, eq, gt, inArray, sql } from "drizzle-orm";
 import { companyRow } from "../db/company-row";
@@ -48,6 +49,9 @@ export interface Driver extends Omit<User, "usertype"> {
   status: number;
   /** What the driver can do: counts for the vehicle the driver is bound to. */
   skills: string[];
+  /** The driver's own working-time rules and fixed breaks (null: the vehicle's). */
+  working_time_rules: WorkingTimeRuleId[] | null;
+  breaks: BreakSpec[] | null;
   /** Availability windows that have not ended yet, by `fromtime`. */
   driveravailabilities: Availability[];
   /** With `includeavail`: an availability window covers now (computed). */
@@ -143,6 +147,8 @@ export async function presentDrivers(db: Db, companyId: number, rows: UserRow[],
       vehicle: r.vehicle,
       status: r.status ?? 0,
       skills: r.skills,
+      working_time_rules: r.working_time_rules,
+      breaks: r.breaks,
       driveravailabilities: own.map(presentAvailability),
     };
     if (opts.includeavail) driver.available = own.some((w) => w.fromtime <= now && now < w.totime);
@@ -189,6 +195,8 @@ export interface NewDriver {
   status?: number;
   expires?: string | null;
   skills?: string[];
+  working_time_rules?: WorkingTimeRuleId[] | null;
+  breaks?: BreakSpec[] | null;
 }
 
 /**
@@ -212,6 +220,8 @@ export async function createDriver(env: Env, db: Db, company: Company, creatorId
   if (input.status !== undefined) extra.status = input.status;
   if (input.expires !== undefined) extra.expires = input.expires;
   if (input.skills !== undefined) extra.skills = input.skills;
+  if (input.working_time_rules !== undefined) extra.working_time_rules = input.working_time_rules;
+  if (input.breaks !== undefined) extra.breaks = input.breaks;
   const email = input.email.toLowerCase();
   const byEmail = and(eq(users.company_id, company.id), eq(users.email, email));
   const [[inserted], ids, updated] = await db.batch([
@@ -286,6 +296,8 @@ export interface DriverPatch {
   active?: boolean;
   expires?: string | null;
   skills?: string[];
+  working_time_rules?: WorkingTimeRuleId[] | null;
+  breaks?: BreakSpec[] | null;
   id?: number;
   usertype?: string;
   company_id?: number;

@@ -14,7 +14,7 @@ import type { AuthUser, Company, Db } from "../context";
 import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 import type { BatchItem } from "drizzle-orm/batch";
 import { addresses, companies, deliveries, driverTracking, outbox, routes, users } from "../db/schema";
-import { estimateArrivals } from "../domain/eta";
+import { estimateArrivals, pausesBefore } from "../domain/eta";
 import { UNFINISHED_ROUTE_STATUSES, canTransitionRoute } from "../domain/states";
 import type { Env } from "../env";
 import { haversineMeters } from "../geo/distance";
@@ -198,6 +198,7 @@ async function computeEtas(db: Db, companyId: number, timeZone: string, route: R
         window_from: deliveries.window_from,
         window_to: deliveries.window_to,
         els: deliveries.els,
+        orderindex: deliveries.orderindex,
         planned: { tdt_from: deliveries.tdt_from, tdt_to: deliveries.tdt_to, eta_from: deliveries.eta_from, eta_to: deliveries.eta_to },
         ...customerColumns,
       })
@@ -214,7 +215,7 @@ async function computeEtas(db: Db, companyId: number, timeZone: string, route: R
   const plannedStart = route.tst_from ? parseDateTime(route.tst_from) : null;
   if (plannedStart !== null && now * 1000 < plannedStart && open.every((d) => d.planned.tdt_from && d.planned.tdt_to && d.planned.eta_from && d.planned.eta_to)) {
     if (!(await movedSinceStart(db, companyId, route, position[0]))) {
-      return open.map(({ planned, ...d }) => ({ ...d, tdt_from: planned.tdt_from!, tdt_to: planned.tdt_to!, eta_from: planned.eta_from!, eta_to: planned.eta_to! }));
+      return open.map(({ planned, orderindex: _orderindex, ...d }) => ({ ...d, tdt_from: planned.tdt_from!, tdt_to: planned.tdt_to!, eta_from: planned.eta_from!, eta_to: planned.eta_to! }));
     }
   }
   const from = position[0] ?? base[0];
@@ -227,15 +228,16 @@ async function computeEtas(db: Db, companyId: number, timeZone: string, route: R
   const service = (d: (typeof open)[number]) =>
     d.planned.tdt_from && d.planned.tdt_to ? ((parseDateTime(d.planned.tdt_to) ?? 0) - (parseDateTime(d.planned.tdt_from) ?? 0)) / 1000 : (d.els ?? 0) * 60;
   if (!from || from.lng === null || from.lat === null || !located.length) return [];
+  const pauses = pausesBefore(route.breaks, located.map((d) => d.orderindex ?? 0), now);
   const arrivals = estimateArrivals(
     { lng: from.lng, lat: from.lat },
     now,
-    located.map((d) => ({ lng: d.lng!, lat: d.lat!, windowStart: windowStart(d), service: service(d) })),
+    located.map((d, i) => ({ lng: d.lng!, lat: d.lat!, windowStart: windowStart(d), service: service(d), pauseBefore: pauses[i] })),
     { timeZone },
   );
   return located.map((d, i) => {
     const a = arrivals[i];
-    const { planned: _planned, pdt_from: _from, pdt_to: _to, window_from: _wf, window_to: _wt, ...fields } = d;
+    const { planned: _planned, orderindex: _orderindex, pdt_from: _from, pdt_to: _to, window_from: _wf, window_to: _wt, ...fields } = d;
     return {
       ...fields,
       tdt_from: formatDateTime(a.serviceStart * 1000),

@@ -86,6 +86,7 @@ function common(r: RouteRecordRow, deliveryIds: number[]) {
     routebase_address_id: r.routebase_address_id,
     vehicle: r.vehicle,
     vehicle_id: r.vehicle_id,
+    breaks: r.breaks,
     sorted_deliveries: deliveryIds,
     areatext: r.areatext,
     htmlcolor: r.htmlcolor,

@@ -9,6 +9,7 @@ import { notFound, unprocessable } from "../errors";
 import type { FieldMap } from "../lib/filters";
 import { normaliseTimeOfDay } from "../lib/time";
 import { assertCompanyDrivers } from "./drivers";
+import type { BreakSpec } from "../../shared/contract/breaks";
 
 export type VehicleRow = typeof vehicles.$inferSelect;
 
@@ -16,7 +17,12 @@ export type VehicleRow = typeof vehicles.$inferSelect;
 export type Vehicle = Omit<VehicleRow, "company_id">;
 
 /** Writable vehicle fields (POST: `name` required; PATCH: all optional). */
-export type VehicleInput = Partial<{ [K in Exclude<keyof Vehicle, "id" | "vehicle_class" | "active" | "skills">]: Vehicle[K] | null }> & { vehicle_class?: string | null; active?: boolean; skills?: string[] };
+export type VehicleInput = Partial<{ [K in Exclude<keyof Vehicle, "id" | "vehicle_class" | "active" | "skills" | "breaks">]: Vehicle[K] | null }> & {
+  vehicle_class?: string | null;
+  active?: boolean;
+  skills?: string[];
+  breaks?: BreakSpec[];
+};
 
 /** An entry of the vehicle type list (`GET /vehicletype`), from the route optimiser's vehicle classes. */
 export interface VehicleType {
@@ -47,6 +53,8 @@ export const presentVehicle = (r: VehicleRow): Vehicle => ({
   max_tour_duration: r.max_tour_duration,
   max_stops: r.max_stops,
   skills: r.skills,
+  working_time_rules: r.working_time_rules,
+  breaks: r.breaks,
   co2e_g_per_km: r.co2e_g_per_km,
   active: r.active,
 });

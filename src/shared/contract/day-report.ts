@@ -23,6 +23,8 @@ export interface Figures {
   stops_per_hour: number | null;
   waiting_minutes_planned: number;
   waiting_minutes_actual: number;
+  /** Minutes of the breaks the plans placed (working-time rules and fixed breaks). */
+  break_minutes_planned: number;
   co2e_kg: number;
   /** Not delivered, by reason. */
   reasons: { reason: string; count: number }[];

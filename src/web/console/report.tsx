@@ -87,6 +87,7 @@ function Totals({ t }: { t: Figures }) {
       <Total label="Stops per hour" value={num(t.stops_per_hour)} />
       <Total label="Minutes late" value={String(t.late_minutes)} detail={`${t.late} stops late, ${t.early} early`} />
       <Total label="Waiting" value={`${t.waiting_minutes_actual} min`} detail={`planned ${t.waiting_minutes_planned} min`} />
+      <Total label="Breaks" value={`${t.break_minutes_planned} min`} detail="planned" />
       <Total label="CO₂e (estimate)" value={`${num(t.co2e_kg, 2)} kg`} />
     </dl>
   );

@@ -7,6 +7,7 @@ import { ProofDetails } from "./proof";
 import { RouteActions, type RouteActionsProps } from "./route-edit";
 import { STATUS_CLASS, isLate } from "./stops";
 import { SkillTags } from "../shared/skills";
+import { BreakItems, breaksAfter } from "../shared/breaks";
 
 export function RouteDetail({ name, colour, onBack, proofHints, ...actions }: RouteActionsProps & { name: string; colour: string; onBack: () => void; proofHints: Record<number, string> }) {
   const { route, driverName } = actions;
@@ -25,9 +26,10 @@ export function RouteDetail({ name, colour, onBack, proofHints, ...actions }: Ro
       </p>
       <RouteActions {...actions} />
       <ol class="stops" data-testid="route-stops">
+        <BreakItems breaks={breaksAfter(route.breaks, 0)} />
         {route.deliveries.map((d, i) => {
           const late = isLate(d);
-          return (
+          return [
             <li key={d.id} data-delivery-id={d.id} data-status={d.status}>
               <span class="stop-name">
                 {i + 1}. {placeName(d)}
@@ -45,8 +47,9 @@ export function RouteDetail({ name, colour, onBack, proofHints, ...actions }: Ro
               </span>
               {d.drivernotes && <span class="notes">Driver: {d.drivernotes}</span>}
               {(d.status === DeliveryStatus.delivered || d.status === DeliveryStatus.undelivered) && <ProofDetails api={actions.api} deliveryId={d.id} hint={proofHints[d.id]} />}
-            </li>
-          );
+            </li>,
+            <BreakItems key={`breaks-${d.id}`} breaks={breaksAfter(route.breaks, d.orderindex ?? i + 1)} />,
+          ];
         })}
       </ol>
     </section>

@@ -2,7 +2,8 @@
  * The day as a timeline: one row per route (and one for the open
  * deliveries), each stop a block at its planned time (service start to
  * departure, in the company's zone), its time window shaded below, late stops
- * marked by symbol and border, a line at the current time. A stop moves to
+ * marked by symbol and border, the planned breaks as hatched blocks between
+ * them, a line at the current time. A stop moves to
  * another route or out of its route by drag and drop onto a row, or without
  * dragging through its "Assign to…" menu (WCAG 2.2 SC 2.5.7); see move.ts.
  */
@@ -13,6 +14,7 @@ import { DELIVERY_STATUS_LABEL, type Delivery, ROUTE_STATUS_LABEL, type Route } 
 import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 import { MoveRefused, moveDelivery } from "./move";
 import { STATUS_CLASS, isLate } from "./stops";
+import { breakText } from "../shared/breaks";
 
 const HOUR_MS = 3_600_000;
 /** Pixels per hour to choose from; 0 fits the day's hours into the width shown (at least `MIN_FIT` px per hour). */
@@ -127,11 +129,12 @@ export function Timeline({
   // Hours counted from the day's midnight: a daylight-saving changeover day has 23 or 25, labelled by the wall clock.
   const { start: dayStart, hours: dayLength, labels } = useMemo(() => dayHours(day), [day]);
   const [first, last] = useMemo(() => {
-    const hours = [...placed.values()].flat().flatMap((p) => [p.start, p.end, p.windowFrom, p.windowTo]).filter((t): t is number => t !== null).map((t) => (t - dayStart) / HOUR_MS);
+    const pauses = routes.flatMap((r) => (r.breaks ?? []).flatMap((b) => [Date.parse(b.start), Date.parse(b.end)]));
+    const hours = [...[...placed.values()].flat().flatMap((p) => [p.start, p.end, p.windowFrom, p.windowTo]), ...pauses].filter((t): t is number => t !== null).map((t) => (t - dayStart) / HOUR_MS);
     if (!hours.length) return DEFAULT_HOURS;
     const from = Math.min(dayLength - 1, Math.max(0, Math.floor(Math.min(...hours))));
     return [from, Math.min(dayLength, Math.max(from + 1, Math.ceil(Math.max(...hours))))];
-  }, [placed, dayStart, dayLength]);
+  }, [placed, routes, dayStart, dayLength]);
   const perHour = scale || Math.max(MIN_FIT, Math.floor(room / (last - first)));
   const x = (t: number) => ((t - dayStart) / HOUR_MS - first) * perHour;
   const width = (last - first) * perHour;
@@ -248,6 +251,18 @@ export function Timeline({
                 <div class="tl-track" style={{ width: `${width}px`, height: `${windowTop + windows.count * WINDOW_REM + 0.3}rem` }}>
                   {hours.map((h) => (
                     <span class="tl-gridline" style={{ left: `${(h - first) * perHour}px` }} aria-hidden="true" />
+                  ))}
+                  {(row.route?.breaks ?? []).map((b) => (
+                    <span
+                      class="tl-break"
+                      role="img"
+                      aria-label={breakText(b)}
+                      title={breakText(b)}
+                      data-testid="timeline-break"
+                      style={{ left: `${x(Date.parse(b.start))}px`, width: `${Math.max(6, x(Date.parse(b.end)) - x(Date.parse(b.start)))}px`, height: `${Math.max(1, blocks.count) * BLOCK_REM - 0.3}rem` }}
+                    >
+                      <span aria-hidden="true">☕</span>
+                    </span>
                   ))}
                   {stops.map((p) =>
                     p.windowFrom === null ? null : (

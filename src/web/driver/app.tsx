@@ -19,6 +19,7 @@ import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, type Driv
 import type { LiveMessage } from "../../shared/contract/live";
 import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 import { SkillTags } from "../shared/skills";
+import { BreakItems, breaksAfter } from "../shared/breaks";
 
 const FLUSH_MS = 10_000;
 const BATCH = 20;
@@ -286,7 +287,8 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
               </p>
             )}
             <ol class="stops">
-              {route.deliveries.map((d, i) => (
+              <BreakItems breaks={breaksAfter(route.breaks, 0)} />
+              {route.deliveries.map((d, i) => [
                 <Stop
                   key={d.id}
                   n={i + 1}
@@ -296,8 +298,9 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
                   canReport={route.status === RouteStatus.ontheway && d.status === DeliveryStatus.routed && !waitingIds.has(d.id)}
                   busy={busy}
                   onReport={(input) => report(d, input)}
-                />
-              ))}
+                />,
+                <BreakItems key={`breaks-${d.id}`} breaks={breaksAfter(route.breaks, d.orderindex ?? i + 1)} />,
+              ])}
             </ol>
           </section>
         )}

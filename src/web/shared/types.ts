@@ -4,6 +4,7 @@
  * day report) are in src/shared/contract.
  */
 import type { AddressOut } from "../../shared/contract/address";
+import type { RouteBreak } from "../../shared/contract/breaks";
 import type { LineString, Point } from "../../shared/contract/geo";
 import type { DeliveryStatusId, RouteStatusId } from "../../shared/contract/states";
 
@@ -61,6 +62,8 @@ export interface Route {
   distance: number | null;
   /** The vehicle the tour was planned for (its name). */
   vehicle?: string | null;
+  /** The breaks the plan placed, in time order. */
+  breaks?: RouteBreak[];
   /** Minutes, stops included. */
   gross_duration: number | null;
   /** The route this one replaced by an update (`PATCH /calcroute/update/timewindow`). */

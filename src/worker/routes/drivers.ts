@@ -3,6 +3,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { DriverSchema, DriverStatusValue, HtmlColor } from "../schemas/drivers";
 import { Email } from "../schemas/users";
 import { SkillsInput } from "../schemas/skills";
+import { FixedBreaksInput, RULES_TEXT, WorkingTimeRules } from "../schemas/breaks";
 import type { AppEnv } from "../app-env";
 import { pageOf } from "../../core/db/list";
 import { validationHook } from "../errors";
@@ -59,6 +60,13 @@ const Name = z.string().trim().max(100);
 const MobileNr = z.string().trim().max(50);
 const VehicleName = z.string().trim().min(1).max(50).openapi({ description: "Vehicle kind of the driver, e.g. `car` (see GET /vehicletype)" });
 
+/** What counts for the vehicle a driver is bound to in a routing run (beyond the interface; docs/features/fleet-and-opening-hours.md). */
+const driverPlanningFields = {
+  skills: SkillsInput.optional().openapi({ description: "What the driver can do (e.g. `adr`, `two-person`): counts for the vehicle the driver is bound to in a routing run" }),
+  working_time_rules: WorkingTimeRules.nullable().optional().openapi({ description: `The driver's own working-time rules: they replace the vehicle's when the driver is bound to it; null: the vehicle's. ${RULES_TEXT}` }),
+  breaks: FixedBreaksInput.nullable().optional().openapi({ description: "The driver's own breaks at given times of day: they replace the vehicle's when the driver is bound to it; null: the vehicle's" }),
+};
+
 const NewDriverBody = z
   .object({
     email: Email,
@@ -69,7 +77,7 @@ const NewDriverBody = z
     vehicle: VehicleName.optional(),
     status: DriverStatusValue.optional(),
     expires: DateTimeInput.nullable().optional(),
-    skills: SkillsInput.optional().openapi({ description: "What the driver can do (e.g. `adr`, `two-person`): counts for the vehicle the driver is bound to in a routing run (beyond the interface; docs/features/fleet-and-opening-hours.md)" }),
+    ...driverPlanningFields,
   })
   .openapi("NewDriver");
 
@@ -102,7 +110,7 @@ const DriverPatchBody = z
     vehicle: VehicleName.optional(),
     status: DriverStatusValue.optional(),
     active: z.boolean().optional().openapi({ description: "Dispatchers may (de)activate a driver; routes can only be assigned to active drivers" }),
-    skills: SkillsInput.optional().openapi({ description: "What the driver can do (e.g. `adr`, `two-person`): counts for the vehicle the driver is bound to in a routing run (beyond the interface; docs/features/fleet-and-opening-hours.md)" }),
+    ...driverPlanningFields,
     expires: DateTimeInput.nullable().optional(),
     id: z.number().int().optional().openapi({ description: "Read-only: must equal the path id when given" }),
     usertype: z.string().max(20).optional().openapi({ description: "Read-only: only `driver` is accepted" }),

@@ -35,6 +35,7 @@ const figureShape = {
   late_minutes: z.number().int().openapi({ description: "Minutes after the windows closed, summed (begun minutes count)" }),
   stops_per_hour: z.number().nullable().openapi({ description: "Reported stops per hour of actual duration" }),
   waiting_minutes_planned: z.number().int().openapi({ description: "The plan's waiting before windows opened" }),
+  break_minutes_planned: z.number().int().openapi({ description: "Minutes of the breaks the plans placed: working-time rules and fixed breaks (beyond the interface)" }),
   waiting_minutes_actual: z.number().int().openapi({ description: "Early arrivals: arrival to window opening" }),
   co2e_kg: z.number().openapi({ description: "Estimated kg CO₂e: km (tracked, else planned) × the vehicle's factor" }),
   reasons: z.array(Reason).openapi({ description: "Stops not delivered by reason (the delivery `code`'s name, else `no reason given`)" }),

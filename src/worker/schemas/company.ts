@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { LANGUAGES } from "../../core/services/company-settings";
 import { DELIVERY_TYPES } from "../../core/domain/states";
+import { RULES_TEXT, WorkingTimeRules } from "./breaks";
 import { ARCHIVE_LIST_PAGES, BYTES_PER_ROW, type GrowingTable } from "../../core/services/usage";
 
 export const UsageSchema = z
@@ -67,4 +68,5 @@ export const CompanySettings = z.object({
       example: { "1": 4, "2": 10 },
       description: "Service minutes of a delivery without `els`, by `deliverytype_id` (keys from GET /deliverytype); a type not listed: 0 (default {}). A delivery's own `els` wins.",
     }),
+  working_time_rules: WorkingTimeRules.openapi({ description: `Working-time rules of every vehicle that names none of its own (default []: none); the plan places the breaks they require (docs/features/fleet-and-opening-hours.md). ${RULES_TEXT}` }),
 });

@@ -6,6 +6,7 @@ import { AvailabilitySchema } from "./availability";
 import { PositionRecordSchema } from "./tracking";
 import { UserSchema } from "./users";
 import { SkillsOutput } from "./skills";
+import { BreakSpecSchema, WorkingTimeRulesOutput } from "./breaks";
 
 export const DriverStatusValue = z
   .number()
@@ -41,6 +42,8 @@ export const DriverSchema = UserSchema
     vehicle: z.string().nullable(),
     status: z.number().int(),
     skills: SkillsOutput.openapi({ description: "What the driver can do (beyond the interface)" }),
+    working_time_rules: WorkingTimeRulesOutput.nullable().openapi({ description: "The driver's own working-time rules, replacing the vehicle's when bound to it; null: the vehicle's (beyond the interface)" }),
+    breaks: z.array(BreakSpecSchema).nullable().openapi({ description: "The driver's own breaks at given times of day, replacing the vehicle's when bound to it; null: the vehicle's (beyond the interface)" }),
     driveravailabilities: z.array(AvailabilitySchema).openapi({ description: "Availability windows that have not ended yet, by `fromtime`" }),
     available: z.boolean().optional().openapi({ description: "With `includeavail`: an availability window covers now (computed)" }),
     current_position: CurrentPosition.nullable().optional().openapi({ description: "With `includeposition` (or `driverinfo`): the newest tracking entry" }),

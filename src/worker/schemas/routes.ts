@@ -3,6 +3,7 @@ import { z } from "@hono/zod-openapi";
 import { DateTime } from "../openapi";
 import { AddressSchema } from "./addresses";
 import { DeliverySchema } from "./deliveries";
+import { RouteBreakSchema } from "./breaks";
 
 const int = z.number().int().nullable();
 const str = z.string().nullable();
@@ -32,6 +33,7 @@ const routeBase = {
   routebase_address_id: int.openapi({ description: "Start address (depot) of the tour" }),
   vehicle: str.openapi({ description: "The vehicle the tour was planned for (its `name`; beyond the interface)" }),
   vehicle_id: int.openapi({ description: "Its id when it is one of the company's stored vehicles (null for inline or identical vehicles; beyond the interface)" }),
+  breaks: z.array(RouteBreakSchema).openapi({ description: "The breaks the plan placed, in time order: the working-time rules' and the fixed breaks of the vehicle or its driver (beyond the interface; docs/features/fleet-and-opening-hours.md)" }),
   sorted_deliveries: ids.openapi({ description: "Deprecated: the delivery ids in driving order (same as the order of `deliveries`)" }),
   areatext: str.openapi({ description: "Summary of the route's region" }),
   htmlcolor: str.openapi({ description: "Colour for map display" }),

@@ -1,6 +1,7 @@
 /** Vehicles on the wire: the record, the vehicle types, and the writable fields. */
 import { z } from "@hono/zod-openapi";
 import { SkillsInput, SkillsOutput } from "./skills";
+import { BreakSpecSchema, FixedBreaksInput, RULES_TEXT, WorkingTimeRules, WorkingTimeRulesOutput } from "./breaks";
 
 const TimeOfDay = z.string().max(20).openapi({
   example: "08:00:00+01:00",
@@ -29,6 +30,8 @@ export const VehicleSchema = z
     max_tour_duration: z.number().int().nullable().openapi({ description: "Minutes" }),
     max_stops: z.number().int().nullable().openapi({ description: "Most stops a tour of this vehicle may have; null: no limit (beyond the interface)" }),
     skills: SkillsOutput.openapi({ description: "What the vehicle can do; it serves only deliveries whose `required_skills` it, or the driver bound to it, has (beyond the interface; docs/features/fleet-and-opening-hours.md)" }),
+    working_time_rules: WorkingTimeRulesOutput.nullable().openapi({ description: "Working-time rules its tours keep; null: the company's (beyond the interface; docs/features/fleet-and-opening-hours.md)" }),
+    breaks: z.array(BreakSpecSchema).openapi({ description: "Breaks at given times of day its tours take (beyond the interface)" }),
     co2e_g_per_km: z.number().nullable().openapi({ description: "Emission factor of this vehicle, g CO₂e per km (well-to-wheel), used by the day report; null: the default of its class (docs/features/day-report.md)" }),
     active: z.boolean(),
   })
@@ -67,6 +70,8 @@ export const vehicleInputShape = {
   max_tour_duration: Count.nullable().optional(),
   max_stops: z.number().int().min(1).max(1000).nullable().optional().openapi({ description: "Most stops per tour; null: no limit" }),
   skills: SkillsInput.optional(),
+  working_time_rules: WorkingTimeRules.nullable().optional().openapi({ description: `Working-time rules its tours keep; null: the company's; []: none. ${RULES_TEXT}` }),
+  breaks: FixedBreaksInput.optional(),
   co2e_g_per_km: z.number().min(0).max(10_000).nullable().optional().openapi({ description: "g CO₂e per km; null: the class default" }),
   active: z.boolean().optional(),
 };

@@ -208,7 +208,7 @@ export async function prepareRouting(
   const now = nowIso();
   const [activeDrivers, availableNow, [settings]] = await db.batch([
     db
-      .select({ id: users.id, skills: users.skills })
+      .select({ id: users.id, skills: users.skills, working_time_rules: users.working_time_rules, breaks: users.breaks })
       .from(users)
       .where(and(eq(users.company_id, company.id), eq(users.usertype, "driver"), eq(users.active, true)))
       .orderBy(asc(users.id)),
@@ -216,7 +216,7 @@ export async function prepareRouting(
       .select({ driver_id: driverAvailabilities.driver_id })
       .from(driverAvailabilities)
       .where(and(eq(driverAvailabilities.company_id, company.id), lte(driverAvailabilities.fromtime, now), gt(driverAvailabilities.totime, now))),
-    db.select({ serviceMinutesByType: companies.service_minutes_by_type }).from(companies).where(eq(companies.id, company.id)),
+    db.select({ serviceMinutesByType: companies.service_minutes_by_type, workingTimeRules: companies.working_time_rules }).from(companies).where(eq(companies.id, company.id)),
   ]);
   const available = new Set(availableNow.map((a) => a.driver_id));
   const numVehicles = options.num_vehicles ?? (activeDrivers.length || 5);
@@ -250,6 +250,10 @@ export async function prepareRouting(
     driverIds: activeDrivers.filter((d) => available.has(d.id)).map((d) => d.id),
     areaDrivers,
     driverSkills: Object.fromEntries(activeDrivers.filter((d) => d.skills.length).map((d) => [String(d.id), d.skills])),
+    driverBreaks: Object.fromEntries(
+      activeDrivers.filter((d) => d.working_time_rules !== null || d.breaks !== null).map((d) => [String(d.id), { working_time_rules: d.working_time_rules, breaks: d.breaks }]),
+    ),
+    workingTimeRules: settings?.workingTimeRules ?? [],
     serviceMinutesByType: settings?.serviceMinutesByType ?? {},
     timeBudgetMs: timeBudgetMs(env, deliveryIds.length, mode, options.time_budget_seconds),
     timeZone: company.timezone,

@@ -38,6 +38,7 @@ function runStatements(db: Db, companyId: number, { processId, params, plan }: P
       status: r.status,
       vehicle: r.vehicle,
       vehicle_id: r.vehicle_id,
+      breaks: r.breaks,
       ...(replaced
         ? {
             status: replaced.status,
