@@ -24,8 +24,8 @@ const FIGURE_COLUMNS: [string, (f: Figures) => Cell][] = [
   ["late_minutes", (f) => f.late_minutes],
   ["stops_per_hour", (f) => f.stops_per_hour],
   ["waiting_minutes_planned", (f) => f.waiting_minutes_planned],
-  ["break_minutes_planned", (f) => f.break_minutes_planned],
   ["waiting_minutes_actual", (f) => f.waiting_minutes_actual],
+  ["break_minutes_planned", (f) => f.break_minutes_planned],
   ["co2e_kg", (f) => f.co2e_kg],
   ["reasons_not_delivered", (f) => f.reasons.map((r) => `${r.reason}: ${r.count}`).join(", ")],
 ];

@@ -29,4 +29,4 @@ export interface RouteBreak {
 }
 
 /** Minutes of the breaks of a route. */
-export const breakMinutes = (breaks: readonly RouteBreak[] | null | undefined): number => (breaks ?? []).reduce((sum, b) => sum + b.minutes, 0);
+export const breakMinutes = (breaks: readonly RouteBreak[]): number => breaks.reduce((sum, b) => sum + b.minutes, 0);

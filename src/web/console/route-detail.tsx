@@ -7,7 +7,7 @@ import { ProofDetails } from "./proof";
 import { RouteActions, type RouteActionsProps } from "./route-edit";
 import { STATUS_CLASS, isLate } from "./stops";
 import { SkillTags } from "../shared/skills";
-import { BreakItems, breaksAfter } from "../shared/breaks";
+import { BreakItems } from "../shared/breaks";
 
 export function RouteDetail({ name, colour, onBack, proofHints, ...actions }: RouteActionsProps & { name: string; colour: string; onBack: () => void; proofHints: Record<number, string> }) {
   const { route, driverName } = actions;
@@ -26,7 +26,7 @@ export function RouteDetail({ name, colour, onBack, proofHints, ...actions }: Ro
       </p>
       <RouteActions {...actions} />
       <ol class="stops" data-testid="route-stops">
-        <BreakItems breaks={breaksAfter(route.breaks, 0)} />
+        <BreakItems breaks={route.breaks} after={0} />
         {route.deliveries.map((d, i) => {
           const late = isLate(d);
           return [
@@ -48,7 +48,7 @@ export function RouteDetail({ name, colour, onBack, proofHints, ...actions }: Ro
               {d.drivernotes && <span class="notes">Driver: {d.drivernotes}</span>}
               {(d.status === DeliveryStatus.delivered || d.status === DeliveryStatus.undelivered) && <ProofDetails api={actions.api} deliveryId={d.id} hint={proofHints[d.id]} />}
             </li>,
-            <BreakItems key={`breaks-${d.id}`} breaks={breaksAfter(route.breaks, d.orderindex ?? i + 1)} />,
+            <BreakItems key={`breaks-${d.id}`} breaks={route.breaks} after={d.orderindex ?? i + 1} />,
           ];
         })}
       </ol>

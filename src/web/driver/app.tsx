@@ -19,7 +19,7 @@ import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, type Driv
 import type { LiveMessage } from "../../shared/contract/live";
 import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 import { SkillTags } from "../shared/skills";
-import { BreakItems, breaksAfter } from "../shared/breaks";
+import { BreakItems } from "../shared/breaks";
 
 const FLUSH_MS = 10_000;
 const BATCH = 20;
@@ -287,7 +287,7 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
               </p>
             )}
             <ol class="stops">
-              <BreakItems breaks={breaksAfter(route.breaks, 0)} />
+              <BreakItems breaks={route.breaks} after={0} />
               {route.deliveries.map((d, i) => [
                 <Stop
                   key={d.id}
@@ -299,7 +299,7 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
                   busy={busy}
                   onReport={(input) => report(d, input)}
                 />,
-                <BreakItems key={`breaks-${d.id}`} breaks={breaksAfter(route.breaks, d.orderindex ?? i + 1)} />,
+                <BreakItems key={`breaks-${d.id}`} breaks={route.breaks} after={d.orderindex ?? i + 1} />,
               ])}
             </ol>
           </section>

@@ -8,14 +8,11 @@ const WHERE: Record<RouteBreak["where"], string> = { "after-service": "after thi
 /** What a person reads of a break: "Break 30 min, 12:10–12:40, working-time law (ArbZG)". */
 export const breakText = (b: RouteBreak) => `Break ${b.minutes} min, ${span(b.start, b.end)}, ${REASON[b.reason]}`;
 
-/** The route's breaks that lie after the stop of this orderindex (0: before the first). */
-export const breaksAfter = (breaks: readonly RouteBreak[] | undefined, orderindex: number) => (breaks ?? []).filter((b) => b.after_orderindex === orderindex);
-
-/** Breaks as items of a stop list. */
-export function BreakItems({ breaks }: { breaks: readonly RouteBreak[] }) {
+/** A route's breaks that lie after the stop of orderindex `after` (0: before the first), as items of its stop list. */
+export function BreakItems({ breaks, after }: { breaks: readonly RouteBreak[] | undefined; after: number }) {
   return (
     <>
-      {breaks.map((b) => (
+      {(breaks ?? []).filter((b) => b.after_orderindex === after).map((b) => (
         <li key={b.start} class="break-item" data-testid="route-break" data-reason={b.reason}>
           <span aria-hidden="true">☕ </span>
           {breakText(b)}
