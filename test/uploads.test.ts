@@ -275,6 +275,12 @@ describe("uploads", () => {
     expect(broken.status).toBe(422);
     expect(broken.body.fields).toBe("file[]");
     expect((await upload(co, "/upload/deliveryonly", [{ name: "old.xls", body: "\u00d0\u00cf\u0011\u00e0" }])).status).toBe(422);
+    // More files than one upload takes: refused before any is read, nothing created.
+    const many = Array.from({ length: 21 }, (_, i) => ({ name: `d${i}.csv`, body: "name,street\nA,Hauptstr. 1" }));
+    const tooMany = await upload(co, "/upload/deliveryonly", many);
+    expect(tooMany).toMatchObject({ status: 422, body: { fields: "file[]" } });
+    expect(tooMany.body.message).toContain("At most 20 files");
+    expect((await co.api("GET", "/delivery")).body.num_results).toBe(0);
     const watcher = await co.user("watcher");
     const form = new FormData();
     form.append("file[]", new File(["a,b\n1,2"], "x.csv"));

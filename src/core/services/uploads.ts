@@ -24,6 +24,8 @@ import { runRouting } from "./routing/run";
 import { routingDeadline, uploadDeadline } from "./routing/budget";
 
 export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
+/** Files in one upload (their rows are read together). */
+export const MAX_UPLOAD_FILES = 20;
 const MAX_ROWS = SHEET_LIMITS.rows;
 
 /** An unusable row, as `vague_addresses` of the process reports it: where, why, and its address as the file gives it. */

@@ -15,7 +15,7 @@ import { PROOF_LINK_SECONDS, type ProofKind, signedProofUrl } from "../../core/s
 import { renderTrackingNotFound, renderTrackingPage } from "../tracking-page";
 import { publicBase } from "./company";
 
-const Token = z.object({ token: z.string().openapi({ param: { name: "token", in: "path" } }) });
+const Token = z.object({ token: z.string().max(100).openapi({ param: { name: "token", in: "path" } }) });
 
 const TrackingViewSchema = z
   .object({

@@ -15,6 +15,9 @@ import { operatorAreaRoutes } from "./operator-areas";
 
 const operatorErrors = { 403: errorResponses[403], 404: errorResponses[404], 409: errorResponses[409], 422: errorResponses[422] };
 
+/** The company's slug in the path: 2-40 characters (SLUG); an unknown one answers 404. */
+const SlugParam = z.object({ slug: z.string().max(40).openapi({ param: { name: "slug", in: "path" } }) });
+
 const Person = { firstname: z.string().max(100).optional(), lastname: z.string().max(100).optional() };
 
 const postCompany = createRoute({
@@ -30,6 +33,7 @@ const postCompany = createRoute({
       z.object({
         slug: z
           .string()
+          .max(40)
           .regex(SLUG, "lower-case letters, digits and '-', 2-40 characters")
           .refine((s) => !RESERVED_SLUGS.includes(s), `reserved for the service's own paths (${RESERVED_SLUGS.join(", ")})`)
           .openapi({ description: `Lower-case letters, digits and '-', 2-40 characters; not one of the service's own top-level paths (${RESERVED_SLUGS.join(", ")})` }),
@@ -53,7 +57,7 @@ const patchCompany = createRoute({
   description: "Time zone, language of messages, the customer notification rules and how long driver positions stay in the database; fields left out stay as they are.",
   security: [{ Operator: [] }],
   request: {
-    params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" } }) }),
+    params: SlugParam,
     body: jsonBody(z.object({ companyname: z.string().min(1).max(200).optional(), ...CompanySettings.partial().shape })),
   },
   responses: { 200: jsonResponse(z.object({ id: z.number().int(), slug: z.string(), companyname: z.string(), ...CompanySettings.shape }), "The company"), ...operatorErrors },
@@ -68,7 +72,7 @@ const postUser = createRoute({
   description: "Drivers made this way are confirmed but inactive; the response carries their activation `code`.",
   security: [{ Operator: [] }],
   request: {
-    params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" } }) }),
+    params: SlugParam,
     body: jsonBody(z.object({ usertype: z.enum(["dispatcher", "watcher", "driver"]), email: Email, password: Password, ...Person })),
   },
   responses: { 201: jsonResponse(UserSchema.extend({ code: z.string().optional() }), "User created"), ...operatorErrors },
@@ -101,7 +105,7 @@ const listOutbox = createRoute({
   summary: "Outgoing messages of a company",
   description: "Every outgoing email and SMS with its delivery state: `queued` (waiting or being retried with backoff; `attempts` and `last_error` tell), `sent` (`provider_message_id`, `sent_at`) or `failed` (attempts used up, or an SMS number that cannot be dialled). `q` filters on `status`, `channel`, `template`, `to`, `attempts`, `created_at`, `sent_at`.",
   security: [{ Operator: [] }],
-  request: { params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" } }) }), query: ListQuery },
+  request: { params: SlugParam, query: ListQuery },
   responses: { 200: jsonResponse(z.union([envelope(OutboxSchema, "OutboxList"), OutboxSchema]), "Messages"), ...operatorErrors },
 });
 
@@ -114,7 +118,7 @@ const getUsage = createRoute({
   description:
     "Rows of each table that grows (positions, outbox, event log, webhook delivery logs, deliveries, addresses, routes) counted now, an estimate of their bytes in D1 (rows x the bytes per row measured by `npm run bench:capacity`, indexes included) and the company's archived driver-days of positions in R2 with their size. Counting reads the company's rows through its indexes: a company with millions of positions costs as many rows read.",
   security: [{ Operator: [] }],
-  request: { params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" } }) }) },
+  request: { params: SlugParam },
   responses: { 200: jsonResponse(UsageSchema, "Usage"), ...operatorErrors },
 });
 
@@ -148,7 +152,7 @@ const moveCompany = createRoute({
     "Starts moving the company's rows to the D1 database `shard` or, when that move is under way, goes on with it: one bounded step per call (docs/operations/shards.md, the runbook). Call again (after `wait_seconds`) until `done`. From `freeze` until `cleanup` the company is read-only: its writes answer 503 with `Retry-After`, reads work. 409 while the company moves to another shard.",
   security: [{ Operator: [] }],
   request: {
-    params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" } }) }),
+    params: SlugParam,
     body: jsonBody(z.object({ shard: z.number().int().min(0) })),
   },
   responses: { 200: jsonResponse(MoveSchema, "Where the move stands"), ...operatorErrors },

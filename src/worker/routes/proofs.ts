@@ -30,8 +30,8 @@ const ProofParams = z.object({
 
 const ProofForm = z
   .object({
-    photo: z.any().optional().openapi({ type: "string", format: "binary", description: "Photo of the delivery at the door (JPEG, PNG or WebP)" }),
-    signature: z.any().optional().openapi({ type: "string", format: "binary", description: "The recipient's signature as drawn (PNG)" }),
+    photo: z.any().optional().openapi({ type: "string", format: "binary", maxLength: PROOF_LIMITS.photoBytes, description: "Photo of the delivery at the door (JPEG, PNG or WebP)" }),
+    signature: z.any().optional().openapi({ type: "string", format: "binary", maxLength: PROOF_LIMITS.signatureBytes, description: "The recipient's signature as drawn (PNG)" }),
     recipient: z.string().max(PROOF_LIMITS.recipientChars).optional().openapi({ description: "Name of the person who received the delivery" }),
   })
   .openapi("DeliveryProofForm");

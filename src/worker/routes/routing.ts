@@ -26,6 +26,13 @@ const count = z.coerce.number().int();
 
 /** Query parameter of every routing request (calculation, uploads, batch routing). */
 /** Tour names: unique within the company's day (the interface leaves numbering across runs open). */
+/** From when on the windows may be relaxed (`relax_minutes`): a time of day with its zone. */
+export const RelaxAfterTime = z
+  .string()
+  .max(20)
+  .regex(/^\d{2}:\d{2}(:\d{2})?([+-]\d{2}:?\d{2}|Z)$/, "hh:mm:ss+hh:mm with the zone")
+  .optional();
+
 export const NamePrefix = z
   .string()
   .max(50)
@@ -59,7 +66,7 @@ const RoutingQuery = z.object({
   assign_drivers: flag("Assign available active drivers to the tours (a tour area's tour goes to its driver)", false),
   usearea: flag("Keep the deliveries of each tour area together on one tour", false),
   relax_minutes: count.min(0).max(300).refine((v) => v % 30 === 0, "steps of 30 minutes").optional(),
-  relax_after_time: z.string().regex(/^\d{2}:\d{2}(:\d{2})?([+-]\d{2}:?\d{2}|Z)$/, "hh:mm:ss+hh:mm with the zone").optional(),
+  relax_after_time: RelaxAfterTime,
   nameprefix: NamePrefix,
   async: flag("true (default): answer 202 with a process id; false: solve in the request", true),
   response_data: z.enum(["base", "all"]).optional().openapi({ description: "Synchronous only: `all` adds the line string to each route" }),
@@ -204,7 +211,8 @@ const variantsRoute = apiRoute({
   responses: { 200: jsonResponse(z.object({ mainvariant: z.array(RoutingVariantSchema), variants: z.array(RoutingVariantSchema) }), "The variants") },
 });
 
-const ProcessParams = z.object({ process_id: z.string().uuid().openapi({ param: { name: "process_id", in: "path" } }) });
+/** The id of a process (a UUID) in the path. */
+export const ProcessParams = z.object({ process_id: z.string().max(36).uuid().openapi({ param: { name: "process_id", in: "path" } }) });
 const ResponseData = z.object({ response_data: z.string().max(10).optional().openapi({ description: "`base` or `all` answer the routes of a finished process" }) });
 
 const processStatus = apiRoute({

@@ -118,6 +118,7 @@ const getTrace = apiRoute({
     query: z.object({
       date: z
         .string()
+        .max(10)
         .regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD")
         .refine((d) => addDays(d, 0) === d, "a date YYYY-MM-DD that exists")
         .optional()

@@ -5,10 +5,10 @@ import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { BooleanQuery, apiRoute, jsonResponse } from "../openapi";
 import { SHEET_LIMITS } from "../../core/lib/spreadsheet";
-import { MAX_UPLOAD_BYTES, batchRouting, resultSpreadsheet, uploadDeliveriesOnly, uploadOneStep } from "../../core/services/uploads";
+import { MAX_UPLOAD_BYTES, MAX_UPLOAD_FILES, batchRouting, resultSpreadsheet, uploadDeliveriesOnly, uploadOneStep } from "../../core/services/uploads";
 import type { RoutingOptions } from "../../core/services/routing/request";
 import { apiBase } from "./company";
-import { NamePrefix, TimeBudgetSeconds } from "./routing";
+import { NamePrefix, ProcessParams, RelaxAfterTime, TimeBudgetSeconds } from "./routing";
 
 const COLUMNS =
   "Files: `.xlsx` (first worksheet) or `.csv` (comma, semicolon or tab separated), first row the column names. Columns: the `deliverydata` field names " +
@@ -22,7 +22,7 @@ const COLUMNS =
 
 const UploadForm = z
   .object({
-    "file[]": z.any().openapi({ type: "array", items: { type: "string", format: "binary" }, description: "Spreadsheet file(s)" }),
+    "file[]": z.any().openapi({ type: "array", maxItems: MAX_UPLOAD_FILES, items: { type: "string", format: "binary", maxLength: MAX_UPLOAD_BYTES }, description: "Spreadsheet file(s)" }),
     email: z.string().max(200).optional().openapi({ description: "Recipient of the result spreadsheet (default: the uploading dispatcher)" }),
   })
   .openapi("UploadForm");
@@ -36,7 +36,7 @@ const UploadQuery = z.object({
   preclustered: flag(true).openapi({ description: "Rows with the same `tour` value stay on one tour (default true)" }),
   usearea: flag(false),
   relax_minutes: z.coerce.number().int().min(0).max(300).refine((v) => v % 30 === 0, "steps of 30 minutes").optional(),
-  relax_after_time: z.string().regex(/^\d{2}:\d{2}(:\d{2})?([+-]\d{2}:?\d{2}|Z)$/, "hh:mm:ss+hh:mm with the zone").optional(),
+  relax_after_time: RelaxAfterTime,
   num_vehicles: z.coerce.number().int().min(1).max(500).optional(),
   numvehicles: z.coerce.number().int().min(1).max(500).optional(),
   nameprefix: NamePrefix,
@@ -77,7 +77,6 @@ const deliveryOnly = apiRoute({
   },
 });
 
-const ProcessParam = z.object({ process_id: z.string().uuid().openapi({ param: { name: "process_id", in: "path" } }) });
 
 const batch = apiRoute({
   method: "post",
@@ -86,7 +85,7 @@ const batch = apiRoute({
   tags: ["Uploads"],
   summary: "Route the deliveries of a deliveries-only upload",
   description: "Starts routing (asynchronously, as the same process) of the deliveries an earlier `POST /upload/deliveryonly` created; answers the initial status of every action. Query parameters as for uploads.",
-  request: { params: ProcessParam, query: UploadQuery },
+  request: { params: ProcessParams, query: UploadQuery },
   responses: { 200: jsonResponse(z.object({ message: z.string(), process_id: z.string(), status: z.record(z.string(), z.unknown()) }), "Routing started") },
 });
 
@@ -96,7 +95,7 @@ const result = apiRoute({
   operationId: "getProcessResult",
   tags: ["Uploads"],
   summary: "The result spreadsheet of a one-step upload (CSV)",
-  request: { params: ProcessParam },
+  request: { params: ProcessParams },
   responses: { 200: { description: "CSV: one line per delivery in driving order", content: { "text/csv": { schema: z.string() } } } },
 });
 
@@ -104,6 +103,7 @@ const result = apiRoute({
 async function formFiles(form: FormData) {
   const files = [...form.getAll("file[]"), ...form.getAll("file")].filter((f): f is File => typeof f === "object" && f !== null && "arrayBuffer" in f);
   if (!files.length) throw unprocessable("Attach at least one spreadsheet as file[]", "file[]");
+  if (files.length > MAX_UPLOAD_FILES) throw unprocessable(`At most ${MAX_UPLOAD_FILES} files per upload`, "file[]");
   const total = files.reduce((sum, f) => sum + f.size, 0);
   if (total > MAX_UPLOAD_BYTES) throw new ApiError(413, `Uploads are limited to ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB`, "file[]");
   return Promise.all(files.map(async (f) => ({ name: f.name || "upload", bytes: new Uint8Array(await f.arrayBuffer()) })));

@@ -13,7 +13,7 @@ import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "
 const DISPATCHER = ["dispatcher"] as const;
 
 const EventTypes = z
-  .array(z.string().regex(EVENT_PATTERN, `one of ${EVENT_TYPES.join(", ")}, a group such as route.*, or *`))
+  .array(z.string().max(40).regex(EVENT_PATTERN, `one of ${EVENT_TYPES.join(", ")}, a group such as route.*, or *`))
   .min(1)
   .max(20)
   .openapi({ example: ["route.*", "delivery.updated"], description: `Event types (${EVENT_TYPES.join(", ")}), groups such as \`route.*\`, or \`*\`` });

@@ -1,12 +1,17 @@
 /** Postal-code areas, tour areas and their geometries on the wire; the operator's postal-area import. */
 import { z } from "@hono/zod-openapi";
 
+/** Bounds of a geometry a client sends (far above any postal-code area; the 5 MB body limit comes first for most). */
+const position = z.array(z.number()).min(2).max(3);
+const ring = z.array(position).max(100_000);
+const polygon = z.array(ring).max(1_000);
+
 export const PolygonGeometry = z
-  .object({ type: z.literal("Polygon"), coordinates: z.array(z.array(z.array(z.number()))) })
+  .object({ type: z.literal("Polygon"), coordinates: polygon })
   .openapi("PolygonGeometry", { description: "GeoJSON Polygon, positions [longitude, latitude]" });
 
 export const MultiPolygonGeometry = z
-  .object({ type: z.literal("MultiPolygon"), coordinates: z.array(z.array(z.array(z.array(z.number())))) })
+  .object({ type: z.literal("MultiPolygon"), coordinates: z.array(polygon).max(10_000) })
   .openapi("MultiPolygonGeometry", { description: "GeoJSON MultiPolygon, positions [longitude, latitude]" });
 
 export const AreaGeometrySchema = z.union([PolygonGeometry, MultiPolygonGeometry]).openapi("AreaGeometry");

@@ -24,4 +24,4 @@ export const DateTimeInput = z
     }
     return normalised;
   })
-  .openapi({ type: "string", format: "date-time", example: "2026-11-23T08:00:00Z" });
+  .openapi({ type: "string", format: "date-time", maxLength: 40, example: "2026-11-23T08:00:00Z" });

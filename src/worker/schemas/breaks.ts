@@ -18,6 +18,7 @@ export const WorkingTimeRules = z
   .transform((rules) => [...new Set(rules)])
   .openapi({
     type: "array",
+    maxItems: 10,
     items: { type: "string", enum: [...WORKING_TIME_RULES] },
     example: ["de-arbzg"],
     description: `Working-time rules the tours keep; the plan places the breaks they require (beyond the interface). ${RULES_TEXT}`,
@@ -34,7 +35,7 @@ const BreakTime = z
     }
     return stored;
   })
-  .openapi({ type: "string", example: "12:00:00", description: "Time of day `hh:mm:ss+hh:mm`, or `hh:mm[:ss]` on the company's wall clock; answered as stored" });
+  .openapi({ type: "string", maxLength: 20, example: "12:00:00", description: "Time of day `hh:mm:ss+hh:mm`, or `hh:mm[:ss]` on the company's wall clock; answered as stored" });
 
 const BreakSpecShape = {
   from: BreakTime.openapi({ description: "The break starts at the earliest then (time of day)" }),

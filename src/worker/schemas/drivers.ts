@@ -16,10 +16,11 @@ export const DriverStatusValue = z
 
 export const HtmlColor = z
   .string()
+  .max(20)
   .trim()
   .transform((v) => v.replace(/^#/, "").toLowerCase())
   .pipe(z.string().regex(/^[0-9a-f]{6}$/, "six hex digits, e.g. 3a7bd5"))
-  .openapi({ type: "string", example: "3a7bd5", description: "Six hex digits, without '#'" });
+  .openapi({ type: "string", maxLength: 20, example: "3a7bd5", description: "Six hex digits, without '#'" });
 
 /** The `current_position` of a driver: its newest tracking entry. */
 const CurrentPosition = z

@@ -7,6 +7,6 @@ export const SkillsInput = z
   .array(z.string().max(100).transform(normaliseSkill).pipe(z.string().regex(SKILL_PATTERN, "1 to 40 letters, digits, spaces or _ . / + -, starting with a letter or digit")))
   .max(MAX_SKILLS_PER_RECORD)
   .transform(skillSet)
-  .openapi({ type: "array", items: { type: "string" }, example: ["refrigerated", "tail-lift"], description: `At most ${MAX_SKILLS_PER_RECORD} names, compared case-insensitively (stored lower-case)` });
+  .openapi({ type: "array", maxItems: MAX_SKILLS_PER_RECORD, items: { type: "string", maxLength: 100 }, example: ["refrigerated", "tail-lift"], description: `At most ${MAX_SKILLS_PER_RECORD} names, compared case-insensitively (stored lower-case)` });
 
 export const SkillsOutput = z.array(z.string()).openapi({ example: ["refrigerated", "tail-lift"] });

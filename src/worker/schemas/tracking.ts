@@ -6,7 +6,7 @@ import { DateTime } from "../openapi";
 export const TrackingPoint = z
   .object({
     type: z.literal("Point"),
-    coordinates: z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]),
+    coordinates: z.tuple([z.number().min(-180).max(180), z.number().min(-90).max(90)]).openapi({ minItems: 2, maxItems: 2 }),
   })
   .openapi("TrackingPoint", { description: "GeoJSON point `[longitude, latitude]`, longitude -180..180, latitude -90..90" });
 

@@ -17,7 +17,9 @@ export const UserSchema = z
   })
   .openapi("User");
 
-export const Email = z.string().trim().toLowerCase().pipe(z.email()).openapi({ type: "string", format: "email" });
+/** RFC 5321 allows at most 254 characters in an address. */
+const MAX_EMAIL_LENGTH = 254;
+export const Email = z.string().max(MAX_EMAIL_LENGTH).trim().toLowerCase().pipe(z.email()).openapi({ type: "string", format: "email", maxLength: MAX_EMAIL_LENGTH });
 export const Password = z
   .string()
   .superRefine((password, ctx) => {
