@@ -162,5 +162,42 @@ describe("rate limit", () => {
     expect(refused[0].headers.get("Retry-After")).toBe("1");
     expect(refused[0].body).toEqual({ code: 429, message: "Rate limit exceeded: 200 requests per second", fields: "" });
     expect(otherAnswers.map((r) => r.status)).toEqual(Array(20).fill(200));
+    // What is left, as the IETF RateLimit draft writes it: the quiet company's bucket barely touched, the busy one's empty.
+    expect(refused[0].headers.get("RateLimit")).toBe('"company";r=0;t=1');
+    expect(otherAnswers[0].headers.get("RateLimit-Policy")).toBe('"company";q=200;w=1');
+    const left = otherAnswers.map((r) => Number(/r=(\d+)/.exec(r.headers.get("RateLimit") ?? "")?.[1]));
+    expect(Math.max(...left)).toBeGreaterThanOrEqual(180);
+    expect(Math.min(...left)).toBeLessThan(200);
+  });
+
+  it("sends the limit with every answer of the company's paths, refusals too", async () => {
+    const co = await createCompany();
+    const ok = await co.api("GET", "/company");
+    expect(ok.headers.get("RateLimit-Policy")).toMatch(/^"company";q=\d+;w=1$/);
+    expect(ok.headers.get("RateLimit")).toMatch(/^"company";r=\d+;t=[01]$/);
+    const missing = await co.api("GET", "/delivery/999999999");
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("RateLimit")).toMatch(/^"company";r=\d+;t=[01]$/);
+    const invalid = await co.api("POST", "/delivery", { body: { deliverylocation_id: "x" } });
+    expect(invalid.status).toBe(422);
+    expect(invalid.headers.get("RateLimit")).not.toBeNull();
+    const auth = await call("POST", `/${co.slug}/auth`, { body: { email: "nobody@example.com", password: "wrong" } });
+    expect(auth.headers.get("RateLimit-Policy")).not.toBeNull();
+  });
+
+  it("limits the service's own paths per client address; /health has no limit", async () => {
+    const limited = { ...env, RATE_LIMIT_PER_SECOND: "3" };
+    const get = (path: string, address: string) =>
+      worker.fetch(new Request(`http://dispatch.test${path}`, { headers: { "CF-Connecting-IP": address } }), limited as never, createExecutionContext());
+    const answers = [];
+    for (let i = 0; i < 5; i++) answers.push(await get("/tiles/map.json", "198.51.100.7"));
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 429, 429]);
+    expect(answers[0].headers.get("RateLimit-Policy")).toBe('"client";q=3;w=1');
+    expect(answers[3].headers.get("Retry-After")).toBe("1");
+    // Another client is not refused for the first one's burst, and liveness answers whatever the burst.
+    expect((await get("/tiles/map.json", "198.51.100.8")).status).toBe(200);
+    const health = await get("/health", "198.51.100.7");
+    expect(health.status).toBe(200);
+    expect(health.headers.get("RateLimit")).toBeNull();
   });
 });

@@ -11,7 +11,8 @@ import type { RoutingJob } from "../core/queues";
 import type { AttemptKind, AttemptOutcome, AttemptSubjects, AttemptVerdict } from "../core/coordinator/login-throttle";
 import type { FanOutPart, PartTours, PartsPlan } from "../core/coordinator/parts";
 import type { ProcessAction, ProcessState, ProcessUpdate } from "../core/coordinator/processes";
-import type { CompanyCoordinatorRpc } from "../core/coordinator/rpc";
+import type { CompanyCoordinatorRpc, WsTicketHolder } from "../core/coordinator/rpc";
+import type { AuthUser } from "../core/context";
 import type { Env } from "../core/env";
 import type { LifecycleOp, LifecycleOutcome } from "../core/coordinator/changes";
 import type { PublishedEvent } from "../core/coordinator/live";
@@ -23,6 +24,7 @@ import { Host } from "./host";
 import { LiveChannel } from "./live";
 import { LoginThrottle } from "./login-throttle";
 import { PlanParts } from "./parts";
+import { WsTickets } from "./ws-tickets";
 import { Processes } from "./processes";
 
 export class CompanyCoordinator extends DurableObject<Env> implements CompanyCoordinatorRpc {
@@ -143,6 +145,19 @@ export class CompanyCoordinator extends DurableObject<Env> implements CompanyCoo
 
   endAttempt(kind: AttemptKind, subjects: AttemptSubjects, outcome: AttemptOutcome): void {
     this.loginThrottle().end(kind, subjects, outcome);
+  }
+
+  issueWsTicket(user: AuthUser, tokenIssuedMs: number): string {
+    return this.wsTickets().issue(user, tokenIssuedMs);
+  }
+
+  redeemWsTicket(ticket: string): WsTicketHolder | null {
+    return this.wsTickets().redeem(ticket);
+  }
+
+  private tickets?: WsTickets;
+  private wsTickets(): WsTickets {
+    return (this.tickets ??= new WsTickets(this.ctx.storage.sql));
   }
 
   /** Created on first use: most calls to the object never touch the throttle's table. */

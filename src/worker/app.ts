@@ -1,8 +1,9 @@
 /**
  * The HTTP edge: one middleware chain per area, then the resource routes.
  *   *                   request id + log context -> CORS -> body limit
- *   /_operator/*        operator token
- *   /tiles/*            the base map (public, not company-scoped; routes/map.ts)
+ *   /_operator/*        rate limit per client -> operator token
+ *   /tiles/*            rate limit per client -> the base map (public, not company-scoped; routes/map.ts)
+ *   /openapi.json, /docs   rate limit per client (CLIENT_LIMITED_PATHS; /health has none)
  *   /<slug>/auth        company (its shard) -> D1 session -> login
  *   /<slug>/register    company -> registration with a code
  *   /<slug>/api/*       company (its shard) -> D1 session -> rate limit -> JWT -> (route) role guard -> handler
@@ -16,10 +17,10 @@ import { handleError, handleNotFound, validationHook } from "./errors";
 import { renderDocs } from "./docs";
 import { authenticate } from "./middleware/auth";
 import { BOOKMARK_HEADER, d1Session } from "./middleware/d1-session";
-import { rateLimit } from "./middleware/rate-limit";
+import { RATE_LIMIT_HEADERS, clientRateLimit, rateLimit } from "./middleware/rate-limit";
 import { requestLog } from "./middleware/request-log";
 import { resolveCompany } from "./middleware/tenancy";
-import { closeRequestBodies } from "./openapi";
+import { CLIENT_LIMITED_PATHS, closeRequestBodies, declareIntegerBounds, declareCommonAnswers } from "./openapi";
 import { accountRoutes } from "./routes/account";
 import { areaRoutes } from "./routes/areas";
 import { addressRoutes } from "./routes/addresses";
@@ -41,6 +42,7 @@ import { webhookRoutes } from "./routes/webhooks";
 import { customerTrackingRoutes, trackingLinkRoutes } from "./routes/customer-tracking";
 import { proofImageRoutes, proofRoutes } from "./routes/proofs";
 import { securityHeaders } from "./middleware/security-headers";
+import { ACCESS_TOKEN_IN_URL, WS_TICKET_SECONDS } from "../shared/contract/live";
 
 const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
@@ -85,7 +87,7 @@ export function createApp() {
     cors({
       origin: c.env.CORS_ORIGINS ? c.env.CORS_ORIGINS.split(",").map((o) => o.trim()) : "*",
       allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", BOOKMARK_HEADER],
-      exposeHeaders: ["X-Request-Id", "Retry-After", BOOKMARK_HEADER],
+      exposeHeaders: ["X-Request-Id", "Retry-After", ...RATE_LIMIT_HEADERS, BOOKMARK_HEADER],
       allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
       maxAge: 86400,
     })(c, next),
@@ -99,6 +101,7 @@ export function createApp() {
       },
     }),
   );
+  for (const own of CLIENT_LIMITED_PATHS) app.use(own.endsWith("/") ? `${own}*` : own, clientRateLimit);
   app.route("/_operator", operatorRoutes);
   // The base map: public (the tracking page reads it too), not company-scoped, before `/:slug`.
   app.route("/", mapRoutes);
@@ -107,11 +110,17 @@ export function createApp() {
   // Liveness for load balancers and monitors: no binding is touched.
   app.get("/health", (c) => c.json({ status: "ok" }));
   // `servers`: the origin the document was asked from, so tools call the deployment they read it from.
-  app.get("/openapi.json", (c) => c.json({ ...openApiDocument(app), servers: [{ url: publicBase(c), description: "This deployment" }] }));
+  app.get("/openapi.json", (c) => c.json({ ...openApiDocument(app), servers: [thisServer(publicBase(c))] }));
   app.get("/docs", (c) => c.html(renderDocs(openApiDocument(app))));
   app.onError(handleError);
   app.notFound(handleNotFound);
   return app;
+}
+
+/** The deployment the document was read from, public (`x-internal: false`), named local when it runs on this machine. */
+function thisServer(url: string) {
+  const local = ["localhost", "127.0.0.1", "[::1]"].includes(new URL(url).hostname);
+  return { url, description: local ? "This deployment (local development)" : "This deployment (production)", "x-internal": false };
 }
 
 let cachedDocument: ReturnType<OpenAPIHono["getOpenAPI31Document"]> | undefined;
@@ -130,7 +139,13 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
     type: "apiKey",
     in: "query",
     name: "access_token",
-    description: "The access token of `POST /{slug}/auth` as a query parameter: only the websocket takes it so (browsers cannot set its headers).",
+    description: `Deprecated (refused from ${ACCESS_TOKEN_IN_URL.sunset}): the access token of \`POST /{slug}/auth\` as a query parameter of the websocket's upgrade. Use \`WsTicket\`.`,
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "WsTicket", {
+    type: "apiKey",
+    in: "query",
+    name: "ticket",
+    description: `A ticket of \`POST /{slug}/api/ws/ticket\`: opens one websocket within ${WS_TICKET_SECONDS} s (browsers cannot set a websocket's headers; a single-use ticket in a URL is worth nothing in a log).`,
   });
   const doc = app.getOpenAPI31Document({
     openapi: "3.1.0",
@@ -150,7 +165,9 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
     security: [{ JWT: [] }],
   });
   closeRequestBodies(doc);
-  const slugParam = { name: "slug", in: "path", required: true, schema: { type: "string", pattern: "^[a-z0-9][a-z0-9-]{1,39}$" }, description: "Company slug" };
+  declareIntegerBounds(doc);
+  declareCommonAnswers(doc);
+  const slugParam = { name: "slug", in: "path", required: true, schema: { type: "string", pattern: "^[a-z0-9][a-z0-9-]{1,39}$", maxLength: 40 }, description: "Company slug" };
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     if (!path.startsWith("/{slug}/")) continue;
     for (const op of Object.values(item as Record<string, { parameters?: unknown[] }>)) {

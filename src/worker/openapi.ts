@@ -104,38 +104,101 @@ export const envelope = <T extends z.ZodType>(item: T, name: string) =>
 
 export const DateTime = z.string().openapi({ format: "date-time", example: "2026-11-23T08:00:00Z" });
 export const Point = z
-  .object({ type: z.literal("Point"), coordinates: z.tuple([z.number(), z.number()]) })
+  .object({ type: z.literal("Point"), coordinates: z.tuple([z.number(), z.number()]).openapi({ minItems: 2, maxItems: 2 }) })
   .openapi("Point", { description: "GeoJSON point, [longitude, latitude]" });
 
 type JsonSchema = { $ref?: string; type?: string | string[]; properties?: Record<string, JsonSchema>; items?: JsonSchema; additionalProperties?: unknown; [k: string]: unknown };
 type Document = { paths?: Record<string, Record<string, unknown>>; components?: { schemas?: Record<string, JsonSchema> } };
 
-/**
- * Marks the objects of every JSON request body `additionalProperties: false`: the validation hook
- * refuses fields an endpoint does not take (422 naming them), and the document says so. Objects
- * that keep extra keys (records, passthrough) already state their `additionalProperties`.
- */
-export function closeRequestBodies(document: { paths?: unknown; components?: unknown }) {
+type Operation = { requestBody?: { content?: Record<string, { schema?: unknown }> }; parameters?: { schema?: unknown }[] };
+
+/** Calls `visit` once on every schema a client sends (JSON bodies; with `all`, also forms and parameters), through `$ref`s and nesting. */
+function eachRequestSchema(document: { paths?: unknown; components?: unknown }, visit: (schema: JsonSchema) => void, which: "json" | "all") {
   const doc = document as Document;
   const seen = new Set<JsonSchema>();
-  const close = (schema: unknown) => {
+  const walk = (schema: unknown) => {
     if (typeof schema !== "object" || schema === null || seen.has(schema as JsonSchema)) return;
     const s = schema as JsonSchema;
     seen.add(s);
-    if (s.$ref) close(doc.components?.schemas?.[s.$ref.split("/").pop()!]);
-    const types = Array.isArray(s.type) ? s.type : [s.type];
-    if (types.includes("object") && s.properties && s.additionalProperties === undefined) s.additionalProperties = false;
-    for (const key of ["properties"] as const) for (const p of Object.values(s[key] ?? {})) close(p);
+    if (s.$ref) walk(doc.components?.schemas?.[s.$ref.split("/").pop()!]);
+    visit(s);
+    for (const p of Object.values(s.properties ?? {})) walk(p);
     for (const key of ["items", "anyOf", "oneOf", "allOf", "prefixItems"]) {
       const inner = s[key];
-      if (Array.isArray(inner)) inner.forEach(close);
-      else close(inner);
+      if (Array.isArray(inner)) inner.forEach(walk);
+      else walk(inner);
     }
   };
   for (const item of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(item) as (Operation | undefined)[]) {
+      for (const [type, media] of Object.entries(op?.requestBody?.content ?? {})) if (which === "all" || type === "application/json") walk(media.schema);
+      if (which === "all") for (const parameter of op?.parameters ?? []) walk(parameter.schema);
+    }
+  }
+}
+
+const typesOf = (s: JsonSchema) => (Array.isArray(s.type) ? s.type : [s.type]);
+
+/**
+ * Marks the objects of every JSON request body `additionalProperties: false`: the validation hook refuses fields an
+ * endpoint does not take (422 naming them), and the document says so. Objects that keep extra keys (records,
+ * passthrough) already state their `additionalProperties`.
+ */
+export function closeRequestBodies(document: { paths?: unknown; components?: unknown }) {
+  eachRequestSchema(document, (s) => {
+    if (typesOf(s).includes("object") && s.properties && s.additionalProperties === undefined) s.additionalProperties = false;
+  }, "json");
+}
+
+/**
+ * States the bounds zod keeps on every integer a client sends where the schema names none: zod takes safe
+ * integers only (|n| < 2^53), which fit a 64-bit integer (SQLite's INTEGER, D1's column type).
+ */
+export function declareIntegerBounds(document: { paths?: unknown; components?: unknown }) {
+  eachRequestSchema(document, (s) => {
+    if (!typesOf(s).includes("integer")) return;
+    s.format ??= "int64";
+    if (s.minimum === undefined && s.exclusiveMinimum === undefined) s.minimum = Number.MIN_SAFE_INTEGER;
+    if (s.maximum === undefined && s.exclusiveMaximum === undefined) s.maximum = Number.MAX_SAFE_INTEGER;
+  }, "all");
+}
+
+type Responses = Record<string, { headers?: Record<string, unknown> } & Record<string, unknown>>;
+
+/** Paths outside `/{slug}` under the per-client limit (app.ts applies it to the same list); `/health` has none: it touches nothing. */
+export const CLIENT_LIMITED_PATHS = ["/_operator/", "/tiles/", "/openapi.json", "/docs"] as const;
+
+/**
+ * What every answer of the service carries, declared on every operation: CORS's `Access-Control-Allow-Origin`
+ * (app.ts), the 500 of the error handler, and where the rate limit applies (rate-limit.ts) the
+ * `RateLimit-Policy` and `RateLimit` headers on every 2xx and 4xx answer and the 429 with `Retry-After`.
+ */
+export function declareCommonAnswers(document: { paths?: unknown; components?: unknown }) {
+  const doc = document as { paths?: Record<string, Record<string, { responses?: Responses }>>; components?: Record<string, Record<string, unknown>> };
+  const header = (description: string, example: string) => ({ description, schema: { type: "string", maxLength: 200 }, example });
+  doc.components ??= {};
+  doc.components.headers = {
+    ...doc.components.headers,
+    "Access-Control-Allow-Origin": header("CORS: `*`, or the caller's origin where the deployment lists the origins it serves (`CORS_ORIGINS`)", "*"),
+    "RateLimit-Policy": header("The limit (IETF draft \"RateLimit header fields for HTTP\"): `q` requests per `w` seconds, per company (`company`) or per client address (`client`)", '"company";q=200;w=1'),
+    RateLimit: header("What is left of the limit: `r` requests, full again in `t` seconds (this edge's count; the limit across locations may refuse earlier)", '"company";r=180;t=1'),
+    "Retry-After": header("Seconds to wait before the next request", "1"),
+  };
+  const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
+  // The document is generated by now: the error body goes in as its component, not as the zod schema.
+  const error = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+  const cors = { "Access-Control-Allow-Origin": ref("Access-Control-Allow-Origin") };
+  const limits = { "RateLimit-Policy": ref("RateLimit-Policy"), RateLimit: ref("RateLimit") };
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const limited = path.startsWith("/{slug}/") || CLIENT_LIMITED_PATHS.some((p) => path.startsWith(p));
     for (const op of Object.values(item)) {
-      const body = (op as { requestBody?: { content?: Record<string, { schema?: unknown }> } } | undefined)?.requestBody;
-      close(body?.content?.["application/json"]?.schema);
+      if (!op?.responses) continue;
+      op.responses["500"] ??= error(errorResponses[500].description);
+      if (limited) op.responses["429"] = { ...error(errorResponses[429].description), headers: { "Retry-After": ref("Retry-After") } };
+      for (const [status, response] of Object.entries(op.responses)) {
+        const extra = limited && /^[24]/.test(status) ? { ...cors, ...limits } : cors;
+        op.responses[status] = { ...response, headers: { ...response.headers, ...extra } };
+      }
     }
   }
 }

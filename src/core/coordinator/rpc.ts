@@ -4,12 +4,19 @@
  * typed by this interface, so the edge, the queue consumers and the verbs
  * never depend on the object's internals.
  */
+import type { AuthUser } from "../context";
 import type { RoutingJob } from "../queues";
 import type { LifecycleOp, LifecycleOutcome } from "./changes";
 import type { PublishedEvent } from "./live";
 import type { AttemptKind, AttemptOutcome, AttemptSubjects, AttemptVerdict } from "./login-throttle";
 import type { FanOutPart, PartTours, PartsPlan } from "./parts";
 import type { ProcessAction, ProcessState, ProcessUpdate } from "./processes";
+
+/** Whom a live-channel ticket was issued to, and when that user's access token was issued. */
+export interface WsTicketHolder {
+  user: AuthUser;
+  tokenIssuedMs: number;
+}
 
 export interface CompanyCoordinatorRpc extends Rpc.DurableObjectBranded {
   /** A route or delivery state change of contract.md §5, one at a time per company; then the live channel hears of it. */
@@ -21,6 +28,10 @@ export interface CompanyCoordinatorRpc extends Rpc.DurableObjectBranded {
   endSessions(userId: number): Promise<number>;
   /** The webhook routes call this after every change of an endpoint. */
   webhooksChanged(): Promise<void>;
+  /** A single-use ticket that opens `user`'s websocket within WS_TICKET_SECONDS (src/durable/ws-tickets.ts). */
+  issueWsTicket(user: AuthUser, tokenIssuedMs: number): string;
+  /** Who a ticket was issued to, taking it (a second redeem answers null, as do unknown and expired tickets). */
+  redeemWsTicket(ticket: string): WsTicketHolder | null;
   /** Connected clients by role, for status pages and tests. */
   connections(): Promise<{ staff: number; drivers: number }>;
 

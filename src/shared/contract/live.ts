@@ -27,3 +27,16 @@ export type LiveMessage =
 
 /** Close code of a socket whose token no longer holds (the user was deactivated, removed or changed role): log in again. */
 export const TOKEN_REVOKED = { code: 4403, reason: "token revoked" } as const;
+
+/** How long a ticket of `POST /ws/ticket` opens the live channel (once). */
+export const WS_TICKET_SECONDS = 30;
+
+/** The answer of `POST /ws/ticket`: `url` opens the socket (absolute, `wss:` where the service is served over TLS). */
+export interface WsTicket {
+  ticket: string;
+  expires_in: number;
+  url: string;
+}
+
+/** The access token itself in the live channel's URL (`?access_token=`): deprecated since, and refused from `sunset` on (only tickets open the socket then). */
+export const ACCESS_TOKEN_IN_URL = { deprecated: "2026-12-03", sunset: "2027-06-30" } as const;

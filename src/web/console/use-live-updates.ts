@@ -44,7 +44,7 @@ export function useLiveUpdates(api: Api, { refresh, scheduleRefresh, movePositio
   }, [refresh, resyncProcesses]);
 
   useEffect(() => {
-    const socket = new LiveSocket(api.token, onMessage, setLive, resync);
+    const socket = new LiveSocket(api, onMessage, setLive, resync);
     return () => socket.close();
   }, [api, onMessage, resync]);
 

@@ -168,7 +168,7 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
     const onEvent = (e: LiveMessage) => {
       if (e.type === "route" || e.type === "delivery" || e.type === "eta") void refresh();
     };
-    const socket = new LiveSocket(api.token, onEvent, setLive, () => void refresh());
+    const socket = new LiveSocket(api, onEvent, setLive, () => void refresh());
     return () => socket.close();
   }, [api, refresh]);
 

@@ -30,7 +30,7 @@ export class Unreachable extends Error {
 }
 
 export interface Api {
-  /** Also the websocket's credential. */
+  /** The access token (its claims tell the page who is signed in). */
   readonly token: string;
   get<T>(path: string, query?: Record<string, unknown>): Promise<T>;
   /** A `FormData` body goes as multipart/form-data (uploads), anything else as JSON. */
