@@ -164,14 +164,17 @@ function checkTour(
   };
   const vid = tour.vehicleId;
   const shift = v.shift ?? {};
-  // Each tour starts (and on a round trip ends) at its vehicle's depot.
-  let home = 0;
-  if (v.depot !== undefined) {
-    const k = depots.findIndex((d) => d.id === v.depot);
-    if (k < 0) add({ code: "DEPOT", message: `vehicle ${vid} names depot ${v.depot}, which the problem does not have`, vehicleId: vid });
-    else home = jobs + 1 + k;
-  }
+  // Each tour starts (and on a round trip ends) at its vehicle's depot; a vehicle with `startAt` starts there instead.
+  const pointOf = (id: string | undefined) => {
+    if (id === undefined) return 0;
+    const k = depots.findIndex((d) => d.id === id);
+    if (k < 0) add({ code: "DEPOT", message: `vehicle ${vid} names depot ${id}, which the problem does not have`, vehicleId: vid });
+    return k < 0 ? 0 : jobs + 1 + k;
+  };
+  const home = pointOf(v.depot);
+  const departure = v.startAt === undefined ? home : pointOf(v.startAt);
   if (tour.depot !== v.depot) add({ code: "DEPOT", message: `tour of ${vid} names depot ${tour.depot ?? "(the problem's)"}, but the vehicle is at ${v.depot ?? "the problem's depot"}`, vehicleId: vid });
+  if (tour.startAt !== v.startAt) add({ code: "DEPOT", message: `tour of ${vid} starts at ${tour.startAt ?? "its depot"}, but the vehicle starts at ${v.startAt ?? "its depot"}`, vehicleId: vid });
   for (const s of tour.stops) {
     const only = problem.jobs[jobIndex.get(s.jobId) ?? -1]?.depot;
     if (only !== undefined && only !== v.depot) add({ code: "DEPOT", message: `${s.jobId} may only be served from depot ${only}, but ${vid} is at ${v.depot ?? "the problem's depot"}`, jobId: s.jobId, vehicleId: vid });
@@ -202,7 +205,7 @@ function checkTour(
   overload("leaving the depot");
 
   let t = tour.start;
-  let prev = home;
+  let prev = departure;
   let distance = 0;
   // Per leg: when it may begin (the previous departure), the driving it takes, and when the next service starts.
   const legs: { from: number; driving: number; until: number }[] = [];

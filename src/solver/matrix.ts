@@ -59,19 +59,22 @@ export class DenseMatrix implements Matrix {
 }
 
 /**
- * A vehicle's view of a matrix when it starts at a further depot: node 0
- * (the search's "depot" of every tour) is read as that depot's point
- * (`depot`, after the jobs). Only such vehicles get one, so problems with a
- * single depot read their matrices as before.
+ * A vehicle's view of a matrix when it starts or ends at a further depot:
+ * node 0 (the search's "depot" of every tour) is read as the point the tour
+ * leaves from (`start`) where a leg leaves node 0 and as the point it
+ * returns to (`end`) where a leg arrives there; both after the jobs, or 0.
+ * Only such vehicles get one, so problems with a single depot read their
+ * matrices as before.
  */
 export class DepotMatrix implements Matrix {
   constructor(
     readonly base: Matrix,
-    readonly depot: number,
+    readonly start: number,
+    readonly end: number = start,
   ) {}
 
   at(from: number, to: number): number {
-    return this.base.at(from === 0 ? this.depot : from, to === 0 ? this.depot : to);
+    return this.base.at(from === 0 ? this.start : from, to === 0 ? this.end : to);
   }
 }
 

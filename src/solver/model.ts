@@ -80,13 +80,15 @@ export interface VehicleModel {
   id: string;
   /** Its depot's id (`Problem.depots`), undefined for the problem's depot. */
   depot: string | undefined;
+  /** Where its tour starts instead of its depot (`Vehicle.startAt`), or undefined. */
+  startAt: string | undefined;
   /** Vehicles with equal `typeKey` are interchangeable. */
   typeKey: string;
   distances: Matrix;
   /**
    * Free-flow durations, before `timeScale`. Node 0 is the vehicle's own
-   * depot: for a vehicle at a further depot both matrices are `DepotMatrix`
-   * views that read node 0 as that depot's point.
+   * depot: for a vehicle at a further depot (or starting elsewhere) both
+   * matrices are `DepotMatrix` views that read node 0 as that point.
    */
   durations: Matrix;
   /**
@@ -221,7 +223,7 @@ export function compile(problem: Problem): Instance {
   const knownDepot = (id: string, who: string) => {
     if (!depotNode.has(id)) throw new Error(`${who} names depot "${id}", which is not one of the problem's depots`);
   };
-  for (const v of fleetOf(problem)) if (v.depot !== undefined) knownDepot(v.depot, `vehicle ${v.id}`);
+  for (const v of fleetOf(problem)) for (const id of [v.depot, v.startAt]) if (id !== undefined) knownDepot(id, `vehicle ${v.id}`);
   for (const j of jobs) if (j.depot !== undefined) knownDepot(j.depot, `job ${j.id}`);
 
   // Skills as bits: only those some job needs matter (a vehicle's others change nothing).
@@ -257,10 +259,11 @@ export function compile(problem: Problem): Instance {
       durations = distances;
       scale *= secondsPerMetre(cls);
     }
-    if (v.depot !== undefined) {
-      const at = depotNode.get(v.depot)!;
-      const viewed = new DepotMatrix(distances, at);
-      durations = durations === distances ? viewed : new DepotMatrix(durations, at);
+    if (v.depot !== undefined || v.startAt !== undefined) {
+      const end = v.depot === undefined ? 0 : depotNode.get(v.depot)!;
+      const start = v.startAt === undefined ? end : depotNode.get(v.startAt)!;
+      const viewed = new DepotMatrix(distances, start, end);
+      durations = durations === distances ? viewed : new DepotMatrix(durations, start, end);
       distances = viewed;
     }
     const vehTraffic = cls === "bicycle" ? undefined : traffic;
@@ -284,6 +287,7 @@ export function compile(problem: Problem): Instance {
       index,
       id: v.id,
       depot: v.depot,
+      startAt: v.startAt,
       typeKey: "",
       distances,
       durations,
@@ -308,6 +312,7 @@ export function compile(problem: Problem): Instance {
     };
     model.typeKey = JSON.stringify([
       ...(v.depot === undefined ? [] : [v.depot]),
+      ...(v.startAt === undefined ? [] : [`from ${v.startAt}`]),
       cls,
       m ? 1 : 0,
       model.timeScale,
@@ -419,7 +424,7 @@ export function compile(problem: Problem): Instance {
   });
 
   const distances = vehicles[0]?.distances ?? embeddedDistances();
-  const multiDepot = vehicles.some((v) => v.depot !== undefined);
+  const multiDepot = vehicles.some((v) => v.depot !== undefined || v.startAt !== undefined);
   let depotTrip: Float64Array | null = null;
   if (multiDepot) {
     depotTrip = new Float64Array(size).fill(Infinity);

@@ -124,6 +124,7 @@ function timed(inst: Instance, route: Route, start: number): { tour: Tour; exces
   const tour: Tour = {
     vehicleId: v.id,
     ...(v.depot !== undefined ? { depot: v.depot } : {}),
+    ...(v.startAt !== undefined ? { startAt: v.startAt } : {}),
     start,
     end,
     stops,

@@ -145,6 +145,13 @@ export interface Vehicle {
    */
   depot?: string;
   /**
+   * Where its tour starts when that is not its depot: the id of one of
+   * `Problem.depots`, e.g. the point where a driver on the way is now (a
+   * re-plan of the rest of a tour). The tour still ends at `depot` on a
+   * round trip. Absent: it starts at `depot`.
+   */
+  startAt?: string;
+  /**
    * Breaks at given times (VROOM's): each starts inside its window and
    * lasts its duration; the plan places it at a stop, while waiting or on
    * the way. A break whose window the tour never reaches is not taken.
@@ -358,7 +365,9 @@ export interface Tour {
   vehicleId: string;
   /** The id of the depot (`Problem.depots`) the tour starts and ends at; absent for the problem's `depot`. */
   depot?: string;
-  /** Departure from the depot. */
+  /** Where the tour started instead, as its vehicle's `startAt`. */
+  startAt?: string;
+  /** Departure from the depot (or from `startAt`). */
   start: number;
   /** Return to the depot, or end of the last service for an open tour. */
   end: number;

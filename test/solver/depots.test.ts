@@ -244,3 +244,45 @@ describe('objective "cost"', () => {
     expect(() => solveSync(problem, { maxIterations: 10, objective: "tours" as "cost" })).toThrow(/unknown objective "tours"/);
   });
 });
+
+describe("a tour that starts where its vehicle is (Vehicle.startAt)", () => {
+  // Jobs on a line east of the depot at 100, 200, ..., 500; the driver is now at 450, on the way.
+  const line = (startAt?: string, roundtrip = true) =>
+    planarDepots(
+      { x: 0, y: 0 },
+      [{ id: "here", x: 450, y: 0 }],
+      [1, 2, 3, 4, 5].map((k) => ({ id: `j${k}`, x: 100 * k, y: 0 })),
+      [{ id: "van", roundtrip, ...(startAt ? { startAt } : {}) }],
+    );
+
+  it("leaves from that point and returns to its depot: the nearest stops first, the checker replays it", () => {
+    const problem = line("here");
+    const solution = solveSync(problem, { maxIterations: 300 });
+    expect(check(problem, solution)).toEqual([]);
+    const [tour] = solution.tours;
+    expect(tour.startAt).toBe("here");
+    expect(tour.depot).toBeUndefined();
+    // 450 -> 500 -> 400 ... 100 -> 0: 50 + 400 + 100 back, not the 1,000 of a round trip from the depot.
+    expect(tour.stops.map((s) => s.jobId)).toEqual(["j5", "j4", "j3", "j2", "j1"]);
+    expect(solution.summary.distance).toBeCloseTo(550, 6);
+    expect(tour.stops[0].distance).toBeCloseTo(50, 6);
+  });
+
+  it("an open tour from there ends at its last stop; without startAt the tour leaves from the depot", () => {
+    const open = line("here", false);
+    const fromHere = solveSync(open, { maxIterations: 300 });
+    expect(check(open, fromHere)).toEqual([]);
+    expect(fromHere.summary.distance).toBeCloseTo(50 + 400, 6);
+    const fromDepot = solveSync(line(), { maxIterations: 300 });
+    expect(fromDepot.tours[0].startAt).toBeUndefined();
+    expect(fromDepot.tours[0].stops[0].jobId).toBe("j1");
+  });
+
+  it("the checker finds a tour replayed from the wrong start", () => {
+    const problem = line("here");
+    const solution = solveSync(problem, { maxIterations: 300 });
+    const { startAt: _, ...moved } = solution.tours[0];
+    expect(check(problem, { ...solution, tours: [moved] }).map((v) => v.code)).toContain("DEPOT");
+    expect(() => solveSync({ ...problem, vehicles: [{ id: "van", startAt: "nowhere" }] }, { maxIterations: 10 })).toThrow(/nowhere/);
+  });
+});

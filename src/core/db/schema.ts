@@ -182,6 +182,13 @@ export const vehicles = sqliteTable(
   (t) => [uniqueIndex("vehicles_company_name").on(t.company_id, t.name)],
 );
 
+/** What a route's update keeps of the run that planned it (`routes.plan_options`). */
+export interface RoutePlanOptions {
+  vehicle_class: string;
+  roundtrip: boolean;
+  traffic: boolean;
+}
+
 export const routes = sqliteTable(
   "routes",
   {
@@ -212,6 +219,8 @@ export const routes = sqliteTable(
     vehicle_id: integer("vehicle_id"),
     /** The breaks the plan placed, in time order. */
     breaks: text("breaks", { mode: "json" }).$type<RouteBreak[]>().notNull().default(sql`'[]'`),
+    /** The options of the run that planned it, which an update plans with again; null on routes planned before they were kept. */
+    plan_options: text("plan_options", { mode: "json" }).$type<RoutePlanOptions>(),
     areatext: text("areatext"),
     htmlcolor: text("htmlcolor"),
     /** GeoJSON LineString. */

@@ -62,6 +62,13 @@ export interface RoutingParams {
   replaces?: RouteReplacement;
 }
 
+/** A point a tour leaves from instead of its depot, and what told the service the driver is there. */
+export interface StartFrom {
+  lng: number;
+  lat: number;
+  source: "position" | "last-stop";
+}
+
 /** The route an update replaces: the new one continues its status, driver and start. */
 export interface RouteReplacement {
   routeId: number;
@@ -74,6 +81,14 @@ export interface RouteReplacement {
   /** The route's unfinished deliveries as the update read them: the write is a compare-and-set on them. */
   onRoute: number[];
   previousDeliveries: number[];
+  /** The vehicle the route was planned for, when stored: the update plans for it again. */
+  vehicleId?: number | null;
+  /**
+   * Where the new tour leaves from when not its depot: for a route on the way, where its driver is now
+   * (`position`: the driver's fresh position, `last-stop`: the last stop the driver reported). It still ends at
+   * the depot on a round trip.
+   */
+  startFrom?: StartFrom;
   /** The update is one half of a move, written only together with the other (`takenFrom`: the route the added delivery leaves). */
   move?: { takenFrom?: number };
 }
@@ -264,6 +279,9 @@ const routeBreaks = (breaks: readonly PlannedBreak[] | undefined, iso: (t: numbe
 const depotOf = (params: RoutingParams, addressId: number | null | undefined) =>
   addressId === null || addressId === undefined ? undefined : params.depots?.find((d) => d.addressId === addressId);
 
+/** The solver's id of the point an update's tour leaves from (`RouteReplacement.startFrom`): one more of `Problem.depots`. */
+const START_FROM = "start-from";
+
 /** The solver problem for a routing request. */
 export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[], origin: number): Problem {
   // Vehicles cannot leave before the request, nor before the frame's start.
@@ -286,11 +304,16 @@ export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[
       ...(depotOf(params, d.supplierlocation_id) ? { depot: String(d.supplierlocation_id) } : {}),
     };
   });
+  const startFrom = params.replaces?.startFrom;
+  const depots = [
+    ...(params.depots ?? []).map((d) => ({ id: String(d.addressId), location: { lat: d.lat, lon: d.lng } })),
+    ...(startFrom ? [{ id: START_FROM, location: { lat: startFrom.lat, lon: startFrom.lng } }] : []),
+  ];
   return {
     depot: { lat: params.depot.lat, lon: params.depot.lng },
-    ...(params.depots?.length ? { depots: params.depots.map((d) => ({ id: String(d.addressId), location: { lat: d.lat, lon: d.lng } })) } : {}),
+    ...(depots.length ? { depots } : {}),
     jobs,
-    vehicles: fleetOf(params).map((s) => vehicleOf(s, params, earliest, origin)),
+    vehicles: fleetOf(params).map((s) => ({ ...vehicleOf(s, params, earliest, origin), ...(startFrom ? { startAt: START_FROM } : {}) })),
     numVehicles: params.numVehicles,
     fixOrder: params.fixOrder,
     ...(params.relax && params.relax.minutes > 0
@@ -429,7 +452,8 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
     );
     const latestStartSlack = Number.isFinite(slack) ? slack : 0;
     const base = (tour.depot !== undefined ? params.depots?.find((d) => String(d.addressId) === tour.depot) : undefined) ?? params.depot;
-    const coordinates = [[base.lng, base.lat], ...stopsOf.map((d) => [d.lng, d.lat]), ...(params.roundtrip ? [[base.lng, base.lat]] : [])];
+    const from = params.replaces?.startFrom ?? base;
+    const coordinates = [[from.lng, from.lat], ...stopsOf.map((d) => [d.lng, d.lat]), ...(params.roundtrip ? [[base.lng, base.lat]] : [])];
     // One tour takes a given prefix as it is; otherwise the writer numbers on through the company's day.
     const name = params.nameprefix && tours.length === 1 ? { given: params.nameprefix } : { prefix: params.nameprefix ?? "Tour " };
     let previousDeparture = tour.start;

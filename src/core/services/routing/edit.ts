@@ -1,7 +1,11 @@
 /** Changes of routes already planned: an update of one route, and a delivery moved between two routes in one write. */
 import type { Company, Db } from "../../context";
-import { DeliveryStatus } from "../../../shared/contract/states";
-import { and, asc, eq } from "drizzle-orm";
+import { DeliveryStatus, RouteStatus } from "../../../shared/contract/states";
+import { and, asc, eq, sql } from "drizzle-orm";
+import type { VehicleClassId } from "../../../solver";
+import type { StartFrom } from "../../domain/routing-plan";
+import { parseDateTime } from "../../lib/time";
+import { latestPositions } from "../tracking-positions";
 import { addresses, deliveries, routes } from "../../db/schema";
 import { UNFINISHED_ROUTE_STATUSES } from "../../domain/states";
 import type { Env } from "../../env";
@@ -75,13 +79,26 @@ async function startUpdate(
   if (!deliveryids.length) throw unprocessable("The updated route would have no deliveries; cancel it instead", "del_deliveryids");
   if (route.routebase_address_id === null) throw unprocessable(`Route ${route.id} has no start address`, "route_id");
 
+  // The run's own options again (routes planned before they were kept: today's defaults, a round trip by car).
+  const planned = route.plan_options ?? { vehicle_class: "car", roundtrip: true, traffic: false };
+  const startFrom = route.status === RouteStatus.ontheway ? await whereTheDriverIs(db, company.id, route) : undefined;
   const { processId } = await startRouting(
     env,
     db,
     company,
     userId,
     { deliveryids, startaddress_id: route.routebase_address_id },
-    { truck: false, roundtrip: true, traffic: false, cancelroutes: false, num_vehicles: 1, assign_drivers: false, usearea: false, nameprefix: route.custom_id ?? undefined },
+    {
+      truck: planned.vehicle_class === "truck",
+      vehicle: planned.vehicle_class as VehicleClassId,
+      roundtrip: planned.roundtrip,
+      traffic: planned.traffic,
+      cancelroutes: false,
+      num_vehicles: 1,
+      assign_drivers: false,
+      usearea: false,
+      nameprefix: route.custom_id ?? undefined,
+    },
     "sync",
     apiBase,
     {
@@ -93,10 +110,39 @@ async function startUpdate(
       released: del,
       onRoute: [...current],
       previousDeliveries: route.previous_deliveries,
+      vehicleId: route.vehicle_id,
+      ...(startFrom ? { startFrom } : {}),
       ...(move ? { move } : {}),
     },
   );
   return processId;
+}
+
+/** How old a driver's last position may be to start the rest of a tour from it (docs/features/live-replanning.md). */
+export const START_POSITION_MAX_AGE_MINUTES = 10;
+
+/**
+ * Where the driver of a route on the way is now, for the rest of its tour: the last position if it is fresh
+ * (`START_POSITION_MAX_AGE_MINUTES`), else the address of the last stop the driver reported on this route or the
+ * routes it replaced; undefined (the depot) when there is neither.
+ */
+async function whereTheDriverIs(db: Db, companyId: number, route: typeof routes.$inferSelect): Promise<StartFrom | undefined> {
+  if (route.driver_id !== null) {
+    const [last] = await latestPositions(db, companyId, [route.driver_id]);
+    const age = last ? Date.now() - (parseDateTime(last.timestamp) ?? 0) : Infinity;
+    if (last && age <= START_POSITION_MAX_AGE_MINUTES * 60_000) return { lng: last.lng, lat: last.lat, source: "position" };
+  }
+  const [stop] = await db.all<{ lng: number; lat: number }>(sql`
+    with recursive chain(id, replaces) as (
+      select ${routes.id}, ${routes.replaces} from ${routes} where ${routes.company_id} = ${companyId} and ${routes.id} = ${route.id}
+      union all
+      select r.id, r.replaces from ${routes} r join chain on r.id = chain.replaces where r.company_id = ${companyId}
+    )
+    select a.lng as lng, a.lat as lat from ${deliveries} d join ${addresses} a on a.id = d.deliverylocation_id
+    where d.company_id = ${companyId} and d.route_id in (select id from chain)
+      and d.status in (${DeliveryStatus.delivered}, ${DeliveryStatus.undelivered}) and a.lng is not null and a.lat is not null
+    order by coalesce(d.atd, d.ata, '') desc, d.orderindex desc limit 1`);
+  return stop ? { lng: stop.lng, lat: stop.lat, source: "last-stop" } : undefined;
 }
 
 /** A refusal of one half of a move, naming the move's fields instead of the update's. */

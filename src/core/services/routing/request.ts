@@ -194,7 +194,9 @@ export async function prepareRouting(
       fleet.push({ ...(values as VehicleSpec), name: values.name ?? `Vehicle ${i + 1}` });
     }
   } else {
-    const stored = await db.select().from(vehicles).where(and(eq(vehicles.company_id, company.id), eq(vehicles.active, true))).orderBy(asc(vehicles.id));
+    // An update plans for the route's own vehicle again (deactivated since or not); else the active fleet.
+    const own = replaces?.vehicleId ? await db.select().from(vehicles).where(and(eq(vehicles.company_id, company.id), eq(vehicles.id, replaces.vehicleId))) : [];
+    const stored = own.length ? own : await db.select().from(vehicles).where(and(eq(vehicles.company_id, company.id), eq(vehicles.active, true))).orderBy(asc(vehicles.id));
     if (stored.length) fleet = stored;
   }
 

@@ -39,6 +39,7 @@ function runStatements(db: Db, companyId: number, { processId, params, plan }: P
       vehicle: r.vehicle,
       vehicle_id: r.vehicle_id,
       breaks: r.breaks,
+      plan_options: { vehicle_class: params.vehicleClass, roundtrip: params.roundtrip, traffic: params.traffic },
       ...(replaced
         ? {
             status: replaced.status,

@@ -1,0 +1,1 @@
+ALTER TABLE `routes` ADD `plan_options` text;
