@@ -29,6 +29,9 @@ interface FuzzRequest {
   invalid: string | null;
 }
 
+/** POSTs that change nothing a watcher may not: the live channel's ticket (watchers watch). */
+const READS_BY_POST = new Set(["POST /{slug}/api/ws/ticket"]);
+
 /** Operations whose valid requests start background work or replace reference data: only invalid requests are sent. */
 const INVALID_ONLY = new Set([
   "POST /{slug}/api/calcroute/optimized/timewindow",
@@ -178,7 +181,7 @@ function requestsFor(tools: SchemaTools, world: World, key: string, op: Schema, 
     if (!INVALID_ONLY.has(key)) {
       const actors: Actor[] = operatorPath || slugOnly ? [validActor] : ["dispatcher", "watcher", "driver"];
       const actor = actors[i % actors.length];
-      out.push({ ...base, actor, invalid: actor === "watcher" && method !== "GET" ? "watchers only read" : null });
+      out.push({ ...base, actor, invalid: actor === "watcher" && method !== "GET" && !READS_BY_POST.has(key) ? "watchers only read" : null });
     }
     if (!slugOnly) out.push({ ...base, actor: operatorPath ? "dispatcher" : i % 2 ? "other" : "none", invalid: operatorPath ? "no operator token" : i % 2 ? "token of another company" : "no token" });
   });

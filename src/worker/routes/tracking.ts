@@ -120,7 +120,8 @@ const getTrace = apiRoute({
         .string()
         .max(10)
         .regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD")
-        .refine((d) => addDays(d, 0) === d, "a date YYYY-MM-DD that exists")
+        // zod runs every check: only a string of the date's form is read as a date.
+        .refine((d) => !/^\d{4}-\d{2}-\d{2}$/.test(d) || addDays(d, 0) === d, "a date YYYY-MM-DD that exists")
         .optional()
         .openapi({ example: "2026-11-23", description: "A day on the company's wall clock (YYYY-MM-DD): that day's trace instead of today's" }),
     }),
