@@ -40,3 +40,6 @@ export interface WsTicket {
 
 /** The access token itself in the live channel's URL (`?access_token=`): deprecated since, and refused from `sunset` on (only tickets open the socket then). */
 export const ACCESS_TOKEN_IN_URL = { deprecated: "2026-12-03", sunset: "2027-06-30" } as const;
+
+/** The instants of ACCESS_TOKEN_IN_URL's days (UTC midnight), for the check and the answer's headers. */
+export const ACCESS_TOKEN_IN_URL_MS = { deprecated: Date.parse(`${ACCESS_TOKEN_IN_URL.deprecated}T00:00:00Z`), sunset: Date.parse(`${ACCESS_TOKEN_IN_URL.sunset}T00:00:00Z`) } as const;

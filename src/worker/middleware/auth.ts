@@ -3,7 +3,7 @@ import type { AppEnv } from "../app-env";
 import { forbidden } from "../../core/errors";
 import { tokenHolds, verifyToken } from "../../core/lib/tokens";
 import { companyStub } from "../../core/services/live";
-import { ACCESS_TOKEN_IN_URL } from "../../shared/contract/live";
+import { ACCESS_TOKEN_IN_URL, ACCESS_TOKEN_IN_URL_MS } from "../../shared/contract/live";
 
 /**
  * Second link: `Authorization: JWT <token>` (exact prefix; `Bearer` is
@@ -27,7 +27,7 @@ export const authenticate = createMiddleware<AppEnv>(async (c, next) => {
       return next();
     }
     token = c.req.query("access_token");
-    if (token !== undefined && Date.now() >= Date.parse(`${ACCESS_TOKEN_IN_URL.sunset}T00:00:00Z`))
+    if (token !== undefined && Date.now() >= ACCESS_TOKEN_IN_URL_MS.sunset)
       throw forbidden(`The access token in the URL ended on ${ACCESS_TOKEN_IN_URL.sunset}: open the socket with a ticket of POST /ws/ticket`);
   }
   if (!token) throw forbidden("Missing or malformed authorization: send 'Authorization: JWT <token>'");

@@ -78,5 +78,5 @@ const limitBy = (policy: "company" | "client", keyOf: (c: Context<AppEnv>) => st
 /** The interface's limit: per company, on every path under `/<slug>`. */
 export const rateLimit = limitBy("company", (c) => String(c.get("company").id));
 
-/** The service's own paths (`/tiles`, `/health`, `/openapi.json`, `/docs`, `/_operator`): per client address, at the same rate. */
+/** The service's own paths (CLIENT_LIMITED_PATHS: `/tiles`, `/openapi.json`, `/docs`, `/_operator`; not `/health`): per client address, at the same rate. */
 export const clientRateLimit = limitBy("client", clientAddress);

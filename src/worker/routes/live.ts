@@ -5,7 +5,7 @@ import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { ALL_ROLES, apiRoute, errorResponses, jsonResponse } from "../openapi";
 import { companyStub } from "../../core/services/live";
-import { ACCESS_TOKEN_IN_URL, WS_TICKET_SECONDS, type WsTicket } from "../../shared/contract/live";
+import { ACCESS_TOKEN_IN_URL, ACCESS_TOKEN_IN_URL_MS, WS_TICKET_SECONDS, type WsTicket } from "../../shared/contract/live";
 import { apiBase } from "./company";
 
 export const liveRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -68,7 +68,7 @@ liveRoutes.get("/ws", async (c) => {
   if (c.req.query("ticket") !== undefined || socket.status !== 101) return socket;
   // The token in the URL (RFC 9745, RFC 8594): clients and their logs learn of the end before it comes.
   const answer = new Response(null, { status: 101, webSocket: socket.webSocket, headers: socket.headers });
-  answer.headers.set("Deprecation", `@${Date.parse(`${ACCESS_TOKEN_IN_URL.deprecated}T00:00:00Z`) / 1000}`);
-  answer.headers.set("Sunset", new Date(`${ACCESS_TOKEN_IN_URL.sunset}T00:00:00Z`).toUTCString());
+  answer.headers.set("Deprecation", `@${ACCESS_TOKEN_IN_URL_MS.deprecated / 1000}`);
+  answer.headers.set("Sunset", new Date(ACCESS_TOKEN_IN_URL_MS.sunset).toUTCString());
   return answer;
 });
