@@ -5,6 +5,7 @@
 export type * from "./types";
 export { improvePlan, type PlannedTour, solve, solveSync } from "./solve";
 export { check } from "./checker";
+export { cheapestInsertion, type Insertion, type InsertionResult } from "./insertion";
 export { VEHICLE_CLASSES } from "./vehicle-classes";
 export {
   CIRCUITY_FACTOR,

@@ -13,6 +13,10 @@ import type { Stop, Tour } from "./types";
  * Node 0 is the vehicle's own depot (its matrices read it so: model.ts).
  * A vehicle with breaks or working-time rules gets them placed (`timedWithBreaks`).
  */
+/** How far a tour is from legal: the search's penalty when it breaks a constraint, plus the excess its breaks leave (0: legal). */
+export const illegality = (inst: Instance, route: Route): number =>
+  (route.feasible ? 0 : route.penalty) + (route.vehicle.breakRules ? timedWithBreaks(inst, route).excess : 0);
+
 export function timetable(inst: Instance, route: Route): Tour {
   return route.vehicle.breakRules ? timedWithBreaks(inst, route).tour : timed(inst, route, plainStart(route)).tour;
 }

@@ -9,7 +9,7 @@ import { Random } from "./random";
 import { relaxedJobs, relaxWindows } from "./relax";
 import type { Route } from "./route";
 import { minimiseRoutes, tourLowerBound } from "./route-minimisation";
-import { timedWithBreaks, timetable } from "./schedule";
+import { illegality, timetable } from "./schedule";
 import { EPS } from "./segment";
 import { type Polish, ruinAndRecreate } from "./sisr";
 import { type Objective, SolutionState } from "./state";
@@ -177,7 +177,7 @@ function* run(problem: Problem, options: SolveOptions): Generator<void, Solution
  * unassigned. Returns the units dropped for breaks that stayed unassigned.
  */
 function repairTours(inst: Instance, state: SolutionState, relaxed: Map<number, number>): Set<number> {
-  const fault = (r: Route) => (r.feasible ? 0 : r.penalty) + (r.vehicle.breakRules ? timedWithBreaks(inst, r).excess : 0);
+  const fault = (r: Route) => illegality(inst, r);
   const dropped: number[] = [];
   const forBreaks = new Set<number>();
   for (const route of state.routes.slice()) {
