@@ -2,6 +2,7 @@
 import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { routingVariants } from "../../core/services/routing/variants";
 import { moveDelivery, updateRoute } from "../../core/services/routing/edit";
+import { insertDeliveries } from "../../core/services/routing/insert";
 import { type RoutingOutcome, processRoutes, processState } from "../../core/services/routing/outcome";
 import { startRouting } from "../../core/services/routing/request";
 import { RoutingVariantSchema } from "../schemas/routing";
@@ -197,6 +198,61 @@ const moveRoute = apiRoute({
   },
 });
 
+const InsertionCandidateSchema = z
+  .object({
+    route_id: z.number().int(),
+    custom_id: z.string().nullable(),
+    status: z.number().int(),
+    driver_id: z.number().int().nullable(),
+    feasible: z.boolean(),
+    added_distance: z.number().int().nullable().openapi({ description: "Metres the delivery adds to the tour" }),
+    added_cost: z.number().nullable().openapi({ description: "What it adds to the tour's cost (the vehicle's rates; by default kilometres)" }),
+    orderindex: z.number().int().nullable().openapi({ description: "Its position on the new tour (1 = first)" }),
+    tdt: z.string().nullable().openapi({ description: "Its planned service start on that tour" }),
+    reason: z.string().nullable().openapi({ description: "Why the route cannot take it, with the remedy" }),
+  })
+  .openapi("InsertionCandidate");
+
+const insertRoute = apiRoute({
+  method: "post",
+  path: "/calcroute/insert",
+  operationId: "insertIntoRunningRoutes",
+  tags: ["Route calculation"],
+  summary: "Put new deliveries into the running tours where they cost least (beyond the interface)",
+  description:
+    "Prices each delivery on every assigned, accepted and on-the-way route of its day (its window's day, else today, in the company's time zone), or on `route_ids`: " +
+    "each route as `PATCH /calcroute/update/timewindow` would plan it (its vehicle and run options; a route on the way from where its driver is, now), " +
+    "its stops kept in their order and the delivery at the cheapest place that keeps every window, capacity, shift, duration, skill, stop limit and break. " +
+    "The cheapest route is updated in that order (a new route replaces it, as the update does, under the same compare-and-set: 409 when it changed meanwhile). " +
+    "Several deliveries go in turn, each seeing the routes the previous made. `dry_run`: only the prices, nothing written (each delivery against the routes as they are). " +
+    "`candidates` lists every route priced, cheapest first, those that cannot take it last with the reason. " +
+    "422 when no route can take a delivery (the message names each route's reason and the remedy: a new tour); 409 when a delivery is not open.",
+  request: {
+    body: jsonBody(
+      z.object({
+        deliveryids: z.array(z.number().int().positive()).min(1).max(50),
+        route_ids: z.array(z.number().int().positive()).max(500).optional().openapi({ description: "Only these routes (any unfinished ones); default: the running routes of the delivery's day" }),
+        dry_run: z.boolean().default(false),
+      }),
+    ),
+  },
+  responses: {
+    200: jsonResponse(
+      z.object({
+        insertions: z.array(
+          z.object({
+            delivery_id: z.number().int(),
+            route_id: z.number().int().nullable().openapi({ description: "The route chosen" }),
+            new_route_id: z.number().int().nullable().openapi({ description: "The route that replaced it (null in a dry run)" }),
+            candidates: z.array(InsertionCandidateSchema),
+          }),
+        ),
+        routes: z.array(RouteWithLine).openapi({ description: "The new routes, in the order of the insertions (empty in a dry run)" }),
+      }),
+      "Where each delivery went",
+    ),
+  },
+});
 
 const variantsRoute = apiRoute({
   method: "post",
@@ -302,6 +358,15 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     if (!outcome) throw conflict("The move was cancelled: nothing was moved", "process_id");
     const [from, to] = await Promise.all(processIds.map(async (pid) => (await processRoutes(db, company.id, pid, true)).objects[0]));
     return c.json({ from_route: from, to_route: to ?? null }, 200);
+  })
+  .openapi(insertRoute, async (c) => {
+    const db = c.get("db");
+    const company = c.get("company");
+    const { deliveryids, route_ids, dry_run } = c.req.valid("json");
+    const { insertions, processIds } = await insertDeliveries(c.env, db, company, c.get("user").id, deliveryids, { routeIds: route_ids, dryRun: dry_run }, apiBase(c));
+    const written = await Promise.all(processIds.map(async (pid) => (await processRoutes(db, company.id, pid, true)).objects[0]));
+    // A later insertion may have replaced an earlier one's route: answer each route as it was written.
+    return c.json({ insertions, routes: written }, 200);
   })
   .openapi(variantsRoute, async (c) => {
     const result = await routingVariants(c.env, c.get("db"), c.get("company"), c.req.valid("json").deliveryids);

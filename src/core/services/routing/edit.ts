@@ -3,7 +3,7 @@ import type { Company, Db } from "../../context";
 import { DeliveryStatus, RouteStatus } from "../../../shared/contract/states";
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { VehicleClassId } from "../../../solver";
-import type { StartFrom } from "../../domain/routing-plan";
+import type { RouteReplacement, StartFrom } from "../../domain/routing-plan";
 import { parseDateTime } from "../../lib/time";
 import { latestPositions } from "../tracking-positions";
 import { addresses, deliveries, routes } from "../../db/schema";
@@ -13,7 +13,7 @@ import { ApiError, type ErrorStatus, conflict, notFound, unprocessable } from ".
 import { companyStub } from "../live";
 import { inList } from "../../db/sql";
 import type { PlannedRun } from "./outcome";
-import { startRouting } from "./request";
+import { type RoutingOptions, type RoutingRequest, startRouting } from "./request";
 import { planRun, runRouting } from "./run";
 import { writeRuns } from "./write";
 
@@ -23,9 +23,10 @@ import { writeRuns } from "./write";
  * (status `route_replaced`, `replaced_by`), continuing its status, driver and
  * start; delivered and cancelled deliveries stay as they are. The write is a
  * compare-and-set on the route as read (`replacedAsRead`): 409 when it changed.
+ * `order`: the deliveries in this order, only timed (see `startUpdate`).
  */
-export async function updateRoute(env: Env, db: Db, company: Company, userId: number, routeIdToUpdate: number, add: number[], del: number[], apiBase: string) {
-  const processId = await startUpdate(env, db, company, userId, routeIdToUpdate, add, del, apiBase);
+export async function updateRoute(env: Env, db: Db, company: Company, userId: number, routeIdToUpdate: number, add: number[], del: number[], apiBase: string, order?: number[]) {
+  const processId = await startUpdate(env, db, company, userId, routeIdToUpdate, add, del, apiBase, undefined, order);
   const outcome = await runRouting(env, db, company.id, processId, `update:${processId}`, apiBase);
   return { processId, outcome };
 }
@@ -33,7 +34,8 @@ export async function updateRoute(env: Env, db: Db, company: Company, userId: nu
 /**
  * Checks an update of a route and registers its process (not run yet).
  * `move`: the update is one half of a move (`moveDelivery`); `takenFrom`: the
- * route the added deliveries leave in the same batch.
+ * route the added deliveries leave in the same batch. `order`: the route's
+ * deliveries in this order, times only (an insertion chose it).
  */
 async function startUpdate(
   env: Env,
@@ -45,7 +47,19 @@ async function startUpdate(
   del: number[],
   apiBase: string,
   move?: { takenFrom?: number },
+  order?: number[],
 ) {
+  const { body, options, replacement } = await updateRequest(db, company, routeIdToUpdate, add, del, move, order);
+  const { processId } = await startRouting(env, db, company, userId, body, options, "sync", apiBase, replacement);
+  return processId;
+}
+
+/**
+ * An update of a route as a routing request: the route's unfinished deliveries plus `add` minus `del` (in `order`
+ * when given: it must hold exactly those), its depot, vehicle and run options, and from where its driver is. Reads
+ * and checks only; registers nothing (an insertion prices the update of every running tour with it).
+ */
+export async function updateRequest(db: Db, company: Company, routeIdToUpdate: number, add: number[], del: number[], move?: { takenFrom?: number }, order?: number[]) {
   const [route] = await db.select().from(routes).where(and(eq(routes.company_id, company.id), eq(routes.id, routeIdToUpdate)));
   if (!route) throw notFound("Route");
   if (!UNFINISHED_ROUTE_STATUSES.includes(route.status)) throw conflict(`Route ${route.id} has status ${route.status} and cannot be updated`, "route_id");
@@ -78,44 +92,40 @@ async function startUpdate(
   const deliveryids = [...[...current].filter((id) => !removed.has(id)), ...add.filter((id) => !current.has(id))];
   if (!deliveryids.length) throw unprocessable("The updated route would have no deliveries; cancel it instead", "del_deliveryids");
   if (route.routebase_address_id === null) throw unprocessable(`Route ${route.id} has no start address`, "route_id");
+  // The order an insertion chose was for the route as it read it: a stop reported since then makes it stale.
+  if (order && (order.length !== deliveryids.length || !deliveryids.every((id) => order.includes(id)))) {
+    throw conflict(`Route ${route.id} changed while the insertion was computed; ask again`, "route_id");
+  }
 
   // The run's own options again (routes planned before they were kept: today's defaults, a round trip by car).
   const planned = route.plan_options ?? { vehicle_class: "car", roundtrip: true, traffic: false };
   const startFrom = route.status === RouteStatus.ontheway ? await whereTheDriverIs(db, company.id, route) : undefined;
-  const { processId } = await startRouting(
-    env,
-    db,
-    company,
-    userId,
-    { deliveryids, startaddress_id: route.routebase_address_id },
-    {
-      truck: planned.vehicle_class === "truck",
-      vehicle: planned.vehicle_class as VehicleClassId,
-      roundtrip: planned.roundtrip,
-      traffic: planned.traffic,
-      cancelroutes: false,
-      num_vehicles: 1,
-      assign_drivers: false,
-      usearea: false,
-      nameprefix: route.custom_id ?? undefined,
-    },
-    "sync",
-    apiBase,
-    {
-      routeId: route.id,
-      status: route.status,
-      driverId: route.driver_id,
-      ast: route.ast,
-      htmlcolor: route.htmlcolor,
-      released: del,
-      onRoute: [...current],
-      previousDeliveries: route.previous_deliveries,
-      vehicleId: route.vehicle_id,
-      ...(startFrom ? { startFrom } : {}),
-      ...(move ? { move } : {}),
-    },
-  );
-  return processId;
+  const replacement: RouteReplacement = {
+    routeId: route.id,
+    status: route.status,
+    driverId: route.driver_id,
+    ast: route.ast,
+    htmlcolor: route.htmlcolor,
+    released: del,
+    onRoute: [...current],
+    previousDeliveries: route.previous_deliveries,
+    vehicleId: route.vehicle_id,
+    ...(startFrom ? { startFrom } : {}),
+    ...(move ? { move } : {}),
+  };
+  const body: RoutingRequest = { deliveryids: order ?? deliveryids, startaddress_id: route.routebase_address_id, ...(order ? { fix_order: true } : {}) };
+  const options: RoutingOptions = {
+    truck: planned.vehicle_class === "truck",
+    vehicle: planned.vehicle_class as VehicleClassId,
+    roundtrip: planned.roundtrip,
+    traffic: planned.traffic,
+    cancelroutes: false,
+    num_vehicles: 1,
+    assign_drivers: false,
+    usearea: false,
+    nameprefix: route.custom_id ?? undefined,
+  };
+  return { route, body, options, replacement };
 }
 
 /** How old a driver's last position may be to start the rest of a tour from it (docs/features/live-replanning.md). */

@@ -1,0 +1,172 @@
+/**
+ * A new order into the best running tour: every assigned, accepted and on-the-way route of the delivery's day is
+ * priced from where it is now (the update of that route, `updateRequest`: its vehicle, its run's options, from its
+ * driver's position), the cheapest feasible insertion is written as that route's update in the chosen order
+ * (`updateRoute`: the same compare-and-set), or, in a dry run, only answered.
+ */
+import { and, eq, inArray } from "drizzle-orm";
+import { cheapestInsertion } from "../../../solver";
+import type { Company, Db } from "../../context";
+import { deliveries, routes } from "../../db/schema";
+import { buildProblem, planningOrigin } from "../../domain/routing-plan";
+import { OPEN_DELIVERY_STATUSES } from "../../domain/states";
+import { RouteStatus } from "../../../shared/contract/states";
+import { dayAt } from "../../../shared/wall-clock";
+import type { Env } from "../../env";
+import { ApiError, conflict, notFound, unprocessable } from "../../errors";
+import { formatDateTime, parseDateTime } from "../../lib/time";
+import { inList } from "../../db/sql";
+import { roadEngine, withRoadMatrices } from "../road-engine";
+import { updateRequest, updateRoute } from "./edit";
+import { prepareRouting } from "./request";
+import { loadPlannedDeliveries } from "./run";
+import type { RoutingOutcome } from "./outcome";
+
+/** The routes an insertion considers by default: those a driver has or drives (not new ones without a driver). */
+export const RUNNING_ROUTE_STATUSES: readonly number[] = [RouteStatus.assigned, RouteStatus.accepted, RouteStatus.ontheway];
+
+/** One running route priced for a delivery. */
+export interface InsertionCandidate {
+  route_id: number;
+  custom_id: string | null;
+  status: number;
+  driver_id: number | null;
+  feasible: boolean;
+  /** Metres the delivery adds to the tour (feasible only). */
+  added_distance: number | null;
+  /** What it adds to the tour's cost (the vehicle's rates; by default kilometres). */
+  added_cost: number | null;
+  /** Its position on the new tour (1 = first) and planned service start. */
+  orderindex: number | null;
+  tdt: string | null;
+  /** Why the route cannot take it, with the remedy. */
+  reason: string | null;
+}
+
+export interface DeliveryInsertion {
+  delivery_id: number;
+  /** The route chosen (the cheapest feasible), null when none can take it. */
+  route_id: number | null;
+  /** The route that replaces it (null in a dry run). */
+  new_route_id: number | null;
+  candidates: InsertionCandidate[];
+}
+
+/** Cheapest first; routes that cannot take it last, in route order. */
+const byCost = (a: InsertionCandidate, b: InsertionCandidate) =>
+  Number(b.feasible) - Number(a.feasible) || (a.added_cost ?? 0) - (b.added_cost ?? 0) || (a.added_distance ?? 0) - (b.added_distance ?? 0) || a.route_id - b.route_id;
+
+/**
+ * Prices one delivery on one route: the route's update with it added, its tour kept in order. Refusals that concern
+ * the route (another depot, no stop left to keep) become the candidate's reason; those of the delivery are thrown.
+ */
+async function priceOn(env: Env, db: Db, company: Company, route: typeof routes.$inferSelect, deliveryId: number): Promise<InsertionCandidate & { order?: number[] }> {
+  const base = { route_id: route.id, custom_id: route.custom_id, status: route.status, driver_id: route.driver_id };
+  const refused = (reason: string) => ({ ...base, feasible: false, added_distance: null, added_cost: null, orderindex: null, tdt: null, reason });
+  try {
+    const update = await updateRequest(db, company, route.id, [deliveryId], []);
+    const { params } = await prepareRouting(env, db, company, update.body, update.options, "sync", update.replacement);
+    const planned = await loadPlannedDeliveries(db, company.id, params);
+    const origin = planningOrigin(params, planned);
+    const problem = await withRoadMatrices(roadEngine(env), buildProblem(params, planned, origin));
+    const vehicle = problem.vehicles!.find((v) => v.id === route.vehicle) ?? problem.vehicles![0];
+    const onRoute = update.replacement.onRoute.map(String);
+    const result = cheapestInsertion(problem, { vehicleId: vehicle.id, jobIds: onRoute }, [String(deliveryId)]);
+    if (!result.ok) {
+      if (!result.tourLegal) return refused(`its tour no longer keeps its windows or limits as planned (running late); update it first (PATCH /calcroute/update/timewindow/${route.id})`);
+      const [why] = result.unassigned;
+      return refused(why.reason === "FLEET" ? "does not fit besides its stops (windows, capacity, shift or stops): another tour, or a new one" : why.remedy);
+    }
+    const { insertion } = result;
+    const at = insertion.tour.stops.findIndex((s) => s.jobId === String(deliveryId));
+    return {
+      ...base,
+      feasible: true,
+      added_distance: Math.round(insertion.addedDistance),
+      added_cost: Math.round(insertion.addedCost * 1000) / 1000,
+      orderindex: at + 1,
+      tdt: formatDateTime((origin + insertion.tour.stops[at].serviceStart) * 1000),
+      reason: null,
+      order: insertion.jobIds.map(Number),
+    };
+  } catch (err) {
+    if (err instanceof ApiError && !err.fields.split(",").includes("deliveryids")) return refused(err.message);
+    throw err;
+  }
+}
+
+/**
+ * POST /calcroute/insert: each delivery in turn into the running route where it costs least (the next one sees the
+ * routes the previous made). `routeIds`: only these routes (any unfinished one); default the running routes of the
+ * delivery's day (its window's, else today, on the company's wall clock). A dry run prices each delivery against
+ * the routes as they are and writes nothing.
+ */
+export async function insertDeliveries(
+  env: Env,
+  db: Db,
+  company: Company,
+  userId: number,
+  deliveryIds: number[],
+  options: { routeIds?: number[]; dryRun: boolean },
+  apiBase: string,
+): Promise<{ insertions: DeliveryInsertion[]; processIds: string[] }> {
+  const rows = await db
+    .select({ id: deliveries.id, status: deliveries.status, pdt_from: deliveries.pdt_from, route_id: deliveries.route_id })
+    .from(deliveries)
+    .where(and(eq(deliveries.company_id, company.id), inList(deliveries.id, deliveryIds)));
+  const missing = deliveryIds.filter((id) => !rows.some((r) => r.id === id));
+  if (missing.length) throw unprocessable(`Unknown deliveries: ${missing.join(", ")}`, "deliveryids");
+  const closed = rows.filter((r) => !OPEN_DELIVERY_STATUSES.includes(r.status));
+  if (closed.length) throw conflict(`Deliveries not open for routing: ${closed.map((r) => r.id).join(", ")}`, "deliveryids");
+
+  const insertions: DeliveryInsertion[] = [];
+  const processIds: string[] = [];
+  for (const deliveryId of deliveryIds) {
+    const delivery = rows.find((r) => r.id === deliveryId)!;
+    const candidates = await candidateRoutes(db, company, delivery.pdt_from, options.routeIds);
+    const priced = await Promise.all(candidates.map((route) => priceOn(env, db, company, route, deliveryId)));
+    priced.sort(byCost);
+    const best = priced[0]?.feasible ? priced[0] : undefined;
+    const answer = priced.map(({ order: _, ...c }) => c);
+    if (!best) {
+      const why = answer.map((c) => `route ${c.route_id}: ${c.reason}`).join(" / ");
+      throw unprocessable(
+        `No running tour can take delivery ${deliveryId}${why ? ` (${why})` : " (no assigned, accepted or on-the-way route on its day)"}; ` +
+          `open a new tour for it (POST /calcroute with deliveryids [${deliveryId}])${insertions.length ? `; deliveries ${insertions.map((i) => i.delivery_id).join(", ")} were inserted before` : ""}`,
+        "deliveryids",
+      );
+    }
+    if (options.dryRun) {
+      insertions.push({ delivery_id: deliveryId, route_id: best.route_id, new_route_id: null, candidates: answer });
+      continue;
+    }
+    const { processId, outcome } = await updateRoute(env, db, company, userId, best.route_id, [deliveryId], [], apiBase, best.order);
+    refuseUnless(outcome);
+    const [written] = await db.select({ id: routes.id }).from(routes).where(and(eq(routes.company_id, company.id), eq(routes.process_id, processId)));
+    processIds.push(processId);
+    insertions.push({ delivery_id: deliveryId, route_id: best.route_id, new_route_id: written?.id ?? null, candidates: answer });
+  }
+  return { insertions, processIds };
+}
+
+/** A write that did not happen: a route changed meanwhile (409), or its tour refused after all (422). */
+function refuseUnless(outcome: RoutingOutcome | null): void {
+  if (!outcome) throw conflict("The insertion was cancelled: nothing was changed", "route_id");
+  if (outcome.ok) return;
+  if (outcome.conflict) throw conflict(`${outcome.error}; ask again`, "route_id");
+  throw unprocessable(outcome.error, "deliveryids");
+}
+
+/** The routes to price: the given ones, else the running routes whose day (their planned start) is the delivery's. */
+async function candidateRoutes(db: Db, company: Company, deliveryFrom: string | null, routeIds?: number[]) {
+  if (routeIds?.length) {
+    const given = await db.select().from(routes).where(and(eq(routes.company_id, company.id), inList(routes.id, routeIds)));
+    const unknown = routeIds.filter((id) => !given.some((r) => r.id === id));
+    if (unknown.length) throw notFound(`Route ${unknown.join(", ")}`);
+    return given;
+  }
+  const day = (ms: number) => dayAt(ms, company.timezone);
+  const wanted = day((deliveryFrom ? parseDateTime(deliveryFrom) : null) ?? Date.now());
+  const running = await db.select().from(routes).where(and(eq(routes.company_id, company.id), inArray(routes.status, [...RUNNING_ROUTE_STATUSES])));
+  return running.filter((r) => day((r.tst_from ? parseDateTime(r.tst_from) : null) ?? Date.now()) === wanted);
+}
