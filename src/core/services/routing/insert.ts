@@ -8,7 +8,6 @@ import { and, eq, inArray } from "drizzle-orm";
 import { cheapestInsertion } from "../../../solver";
 import type { Company, Db } from "../../context";
 import { deliveries, routes } from "../../db/schema";
-import { buildProblem, planningOrigin } from "../../domain/routing-plan";
 import { OPEN_DELIVERY_STATUSES } from "../../domain/states";
 import { RouteStatus } from "../../../shared/contract/states";
 import { dayAt } from "../../../shared/wall-clock";
@@ -16,41 +15,14 @@ import type { Env } from "../../env";
 import { ApiError, conflict, notFound, unprocessable } from "../../errors";
 import { formatDateTime, parseDateTime } from "../../lib/time";
 import { inList } from "../../db/sql";
-import { roadEngine, withRoadMatrices } from "../road-engine";
 import { updateRequest, updateRoute } from "./edit";
 import { prepareRouting } from "./request";
-import { loadPlannedDeliveries } from "./run";
+import { plannedProblem } from "./run";
 import type { RoutingOutcome } from "./outcome";
+import type { DeliveryInsertion, InsertionCandidate } from "../../../shared/contract/routing";
 
 /** The routes an insertion considers by default: those a driver has or drives (not new ones without a driver). */
 export const RUNNING_ROUTE_STATUSES: readonly number[] = [RouteStatus.assigned, RouteStatus.accepted, RouteStatus.ontheway];
-
-/** One running route priced for a delivery. */
-export interface InsertionCandidate {
-  route_id: number;
-  custom_id: string | null;
-  status: number;
-  driver_id: number | null;
-  feasible: boolean;
-  /** Metres the delivery adds to the tour (feasible only). */
-  added_distance: number | null;
-  /** What it adds to the tour's cost (the vehicle's rates; by default kilometres). */
-  added_cost: number | null;
-  /** Its position on the new tour (1 = first) and planned service start. */
-  orderindex: number | null;
-  tdt: string | null;
-  /** Why the route cannot take it, with the remedy. */
-  reason: string | null;
-}
-
-export interface DeliveryInsertion {
-  delivery_id: number;
-  /** The route chosen (the cheapest feasible), null when none can take it. */
-  route_id: number | null;
-  /** The route that replaces it (null in a dry run). */
-  new_route_id: number | null;
-  candidates: InsertionCandidate[];
-}
 
 /** Cheapest first; routes that cannot take it last, in route order. */
 const byCost = (a: InsertionCandidate, b: InsertionCandidate) =>
@@ -66,9 +38,7 @@ async function priceOn(env: Env, db: Db, company: Company, route: typeof routes.
   try {
     const update = await updateRequest(db, company, route.id, [deliveryId], []);
     const { params } = await prepareRouting(env, db, company, update.body, update.options, "sync", update.replacement);
-    const planned = await loadPlannedDeliveries(db, company.id, params);
-    const origin = planningOrigin(params, planned);
-    const problem = await withRoadMatrices(roadEngine(env), buildProblem(params, planned, origin));
+    const { origin, problem } = await plannedProblem(env, db, company.id, params);
     const vehicle = problem.vehicles!.find((v) => v.id === route.vehicle) ?? problem.vehicles![0];
     const onRoute = update.replacement.onRoute.map(String);
     const result = cheapestInsertion(problem, { vehicleId: vehicle.id, jobIds: onRoute }, [String(deliveryId)]);

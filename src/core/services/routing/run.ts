@@ -62,6 +62,15 @@ export async function loadPlannedDeliveries(db: Db, companyId: number, params: R
   return planned;
 }
 
+/** The solver's problem of a routing request: its deliveries as stored now, on the clock from `origin`, with the road engine's matrices when one is configured. */
+export async function plannedProblem(env: Env, db: Db, companyId: number, params: RoutingParams) {
+  const planned = await loadPlannedDeliveries(db, companyId, params);
+  const origin = planningOrigin(params, planned);
+  const engine = roadEngine(env);
+  const problem = await withRoadMatrices(engine, buildProblem(params, planned, origin));
+  return { planned, origin, engine, problem };
+}
+
 /**
  * How a call of `runRouting` treats the plan: `single` solves it in this
  * call; `fan-out` (the queue consumer of a routing job) may split a big plan
@@ -131,14 +140,11 @@ export async function planRun(
 
   try {
     if (mode !== "merge") await coordinator.updateProcess(processId, "routing", { status: "running", meta: { progress: 0, ...expectedWait(params.timeBudgetMs, started) } });
-    const planned = await loadPlannedDeliveries(db, companyId, params);
+    const { planned, origin, engine, problem } = await plannedProblem(env, db, companyId, params);
     if (!planned.length) {
       await fail("None of the deliveries exists any more");
       return { ok: false, error: "None of the deliveries exists any more" };
     }
-    const origin = planningOrigin(params, planned);
-    const engine = roadEngine(env);
-    const problem = await withRoadMatrices(engine, buildProblem(params, planned, origin));
     let lastReported = 0;
     // The first plan that serves every delivery is reported at once (then every tenth of the search), so the status shows when there is one.
     let servedAll = false;
