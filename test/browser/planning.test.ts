@@ -337,6 +337,27 @@ describe("planning in the console", () => {
     expect(await notReloaded()).toBe(true);
   });
 
+  it("puts an open delivery into the best running tour: the prices of the day's running tours first, then the one picked", async () => {
+    // Both calculated tours get a driver (assigned: running tours an insertion considers).
+    const drivers = (await api("GET", "/driver")).objects as { id: number }[];
+    for (const [i, routeId] of routeIds.entries()) await api("PATCH", `/route/${routeId}`, { driver_id: drivers[i].id });
+    const id = openIds[0];
+    const item = page.locator("[data-testid=open-deliveries] li", { has: page.locator(`input[data-delivery-id="${id}"]`) });
+    await item.getByRole("button", { name: /^Best tour for / }).click();
+    const panel = item.getByRole("region", { name: /^Best running tour for / });
+    const priced = panel.locator("li");
+    await expect.poll(() => priced.count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(2);
+    expect(await priced.first().textContent()).toMatch(/^Tour \d+ \+\d+\.\d km, stop \d+ at \d\d:\d\d/);
+    await page.screenshot({ path: `${SHOTS}/console-best-tour.png` });
+    const chosen = await api("POST", "/calcroute/insert", { deliveryids: [id], dry_run: true });
+    await priced.first().getByRole("button", { name: "Insert" }).click();
+    await expect.poll(() => page.getByText(/joined Tour \d+ as stop \d+/).count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => page.locator(`[data-testid=open-deliveries] input[data-delivery-id="${id}"]`).count()).toBe(0);
+    const placed = await api("GET", `/delivery/${id}`);
+    expect((await api("GET", `/route/${chosen.insertions[0].route_id}`)).replaced_by).toBe(placed.route_id);
+    expect(await notReloaded()).toBe(true);
+  });
+
   it("ran without script errors or Content-Security-Policy violations", () => {
     expect(pageErrors).toEqual([]);
   });

@@ -1,4 +1,4 @@
-/** The side panel's open deliveries of the day: new and edit (delivery-form.tsx), select, optimise the selection or compare variants, and the optimisation's progress. */
+/** The side panel's open deliveries of the day: new and edit (delivery-form.tsx), into the best running tour (best-tour.tsx), select, optimise the selection or compare variants, and the optimisation's progress. */
 import { useEffect, useState } from "preact/hooks";
 import { DeliveryStatus } from "../../shared/contract/states";
 import { type Api, errorText } from "../shared/api";
@@ -7,12 +7,14 @@ import type { Delivery } from "../shared/types";
 import { DeliveryForm } from "./delivery-form";
 import { ProcessProgress, type ProcessView, startedProcess } from "./process";
 import { Variants } from "./variants";
+import { BestTour } from "./best-tour";
 import { SkillTags } from "../shared/skills";
 
 export function OpenDeliveries({ api, day, deliveries, process, onProcess }: { api: Api; day: string; deliveries: Delivery[]; process: ProcessView | null; onProcess: (p: ProcessView) => void }) {
   const [selected, setSelected] = useState<Set<number>>(new Set());
   const [editing, setEditing] = useState<Delivery | "new" | null>(null);
   const [saved, setSaved] = useState("");
+  const [placing, setPlacing] = useState<number | null>(null);
   const ids = deliveries.map((d) => d.id).filter((id) => selected.has(id));
   const toggle = (id: number) => setSelected((prev) => (prev.has(id) ? new Set([...prev].filter((x) => x !== id)) : new Set(prev).add(id)));
   const allSelected = deliveries.length > 0 && ids.length === deliveries.length;
@@ -54,9 +56,15 @@ export function OpenDeliveries({ api, day, deliveries, process, onProcess }: { a
                 {d.status === DeliveryStatus.undelivered && <span class="error"> ✗ not delivered before</span>}
               </span>
             </label>
-            <button type="button" class="link" onClick={() => (setSaved(""), setEditing(d))} aria-label={`Edit ${placeName(d)}`}>
-              Edit
-            </button>
+            <span class="actions">
+              <button type="button" class="link" onClick={() => (setSaved(""), setPlacing(placing === d.id ? null : d.id))} aria-label={`Best tour for ${placeName(d)}`}>
+                Best tour
+              </button>
+              <button type="button" class="link" onClick={() => (setSaved(""), setEditing(d))} aria-label={`Edit ${placeName(d)}`}>
+                Edit
+              </button>
+            </span>
+            {placing === d.id && <BestTour api={api} delivery={d} onDone={(message) => (setPlacing(null), setSaved(message))} onClose={() => setPlacing(null)} />}
           </li>
         ))}
       </ul>
