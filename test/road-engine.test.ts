@@ -2,7 +2,7 @@ import { createExecutionContext, env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../src/worker/index";
 import { roadEngine, withRoadMatrices } from "../src/core/services/road-engine";
-import { createCompany, insertAddress } from "./helpers";
+import { createCompany, insertAddress, routeAndStart } from "./helpers";
 
 /** A fake OSRM: duration = 10 x |i - j| over global point indices, distance = 100 x that. */
 function fakeOsrm(points: { lon: number; lat: number }[], calls: string[]) {
@@ -60,5 +60,45 @@ describe("road engine (OSRM-compatible)", () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { objects: { routestring: unknown; deliveries: unknown[] }[] };
     expect(body.objects[0].deliveries).toHaveLength(1);
+  });
+
+  it("ETAs on the way follow the engine's drive through the stops, and the embedded model when it fails", async () => {
+    const co = await createCompany();
+    const openNow = { pdt_from: new Date(Date.now() - 3_600_000).toISOString(), pdt_to: new Date(Date.now() + 20 * 3_600_000).toISOString() };
+    const ids: number[] = [];
+    for (const lng of [13.4049, 13.4249]) ids.push((await co.api("POST", "/delivery", { body: { deliverylocation_id: await insertAddress(co.id, { lng, lat: 52.5317 }), ...openNow } })).body.id);
+    const { driver, routeId } = await routeAndStart(co, ids);
+    // The driver has moved off (so the ETAs are estimated, not the plan's): 2 km west of the depot.
+    const position = { type: "Point", coordinates: [13.3549, 52.5317] };
+    expect((await co.api("POST", "/drivertracking", { token: driver.token, body: { driver_id: driver.id, position } })).status).toBe(200);
+    const etas = async (engineUrl: string) => {
+      const request = new Request(`http://dispatch.test/${co.slug}/api/updateetas/timewindow/${routeId}`, { headers: { Authorization: `JWT ${co.dispatcher.token}` } });
+      const res = await worker.fetch(request, { ...env, ROAD_ENGINE_URL: engineUrl } as never, createExecutionContext());
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { etas: { delivery_id: number; eta_from: string }[] };
+      return body.etas.map((e) => (Date.parse(e.eta_from) - Date.now()) / 60_000);
+    };
+    // A congested road network: two hours per leg, where the embedded model drives 2-4 km in minutes.
+    const real = globalThis.fetch;
+    const legs: string[] = [];
+    globalThis.fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = new URL(String(input));
+      if (url.host !== "osrm.test") return real(input, init);
+      legs.push(url.pathname);
+      const points = url.pathname.split("/").pop()!.split(";").length;
+      return Response.json({ code: "Ok", routes: [{ legs: Array.from({ length: points - 1 }, () => ({ duration: 7200 })) }] });
+    }) as typeof fetch;
+    try {
+      const [first, second] = await etas("http://osrm.test");
+      expect(legs).toHaveLength(1);
+      expect(legs[0]).toMatch(/^\/route\/v1\/driving\//);
+      // Two hours slowed further by the hour's traffic factor (at most 1.6 times longer), then two more after 5 minutes' service.
+      expect(first).toBeGreaterThan(115);
+      expect(second - first).toBeGreaterThan(115);
+    } finally {
+      globalThis.fetch = real;
+    }
+    const [fallback] = await etas("http://127.0.0.1:9");
+    expect(fallback).toBeLessThan(30);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Estimated arrivals along the rest of a tour, from where the vehicle is now.
- * Pure: the embedded travel model of the solver (great circle x circuity at
- * the class's speed) slowed by the traffic profile, read on the company's
- * wall clock (rush hour is local), and a customer-facing ETA window.
+ * Pure: the road engine's leg times when the caller has them, else the
+ * embedded travel model of the solver (great circle x circuity at the class's
+ * speed), slowed by the traffic profile, read on the company's wall clock
+ * (rush hour is local), and a customer-facing ETA window.
  */
 import { DEFAULT_SPEED_FACTORS, greatCircleProvider, type VehicleClassId } from "../../solver";
 import { wallClockAt } from "../../shared/wall-clock";
@@ -49,16 +50,16 @@ export function estimateArrivals(
   from: { lng: number; lat: number },
   now: number,
   stops: EtaStop[],
-  options: { timeZone: string; vehicleClass?: VehicleClassId },
+  options: { timeZone: string; vehicleClass?: VehicleClassId; legSeconds?: readonly number[] | null },
 ): EtaResult[] {
   const points = [{ lat: from.lat, lon: from.lng }, ...stops.map((s) => ({ lat: s.lat, lon: s.lng }))];
-  const matrix = greatCircleProvider.matrix(points, options.vehicleClass ?? "car") as { size: number; durations: ArrayLike<number> };
+  const legs = options.legSeconds ?? embeddedLegs(points, options.vehicleClass ?? "car");
   const results: EtaResult[] = [];
   let t = now;
   let underWay = 0;
   for (let i = 0; i < stops.length; i++) {
     t += stops[i].pauseBefore ?? 0;
-    const drive = matrix.durations[i * matrix.size + i + 1] / trafficFactorAt(t, options.timeZone);
+    const drive = legs[i] / trafficFactorAt(t, options.timeZone);
     const arrival = t + drive;
     const serviceStart = Math.max(arrival, stops[i].windowStart ?? -Infinity);
     underWay += drive;
@@ -68,6 +69,12 @@ export function estimateArrivals(
     underWay += stops[i].service;
   }
   return results;
+}
+
+/** Seconds of each leg through the points in order, by the embedded model. */
+function embeddedLegs(points: { lat: number; lon: number }[], vehicleClass: VehicleClassId): number[] {
+  const matrix = greatCircleProvider.matrix(points, vehicleClass) as { size: number; durations: ArrayLike<number> };
+  return points.slice(1).map((_, i) => matrix.durations[i * matrix.size + i + 1]);
 }
 
 /**

@@ -17,6 +17,8 @@ export interface RoadEngine {
   matrices: MatrixProvider;
   /** Road geometry through the points ([lng, lat] pairs), or null when the engine cannot answer. */
   geometry(coordinates: number[][]): Promise<number[][] | null>;
+  /** Seconds of each leg of a drive through the points in order (one fewer than the points), or null when the engine cannot answer. */
+  legs(points: Location[], vehicleClass: VehicleClassId): Promise<number[] | null>;
 }
 
 type EngineEnv = Pick<Env, "ROAD_ENGINE_URL" | "ROAD_ENGINE_MAX_TABLE">;
@@ -86,6 +88,17 @@ export function roadEngine(env: EngineEnv, fetcher: typeof fetch = fetch): RoadE
         return body.routes?.[0]?.geometry?.coordinates ?? null;
       } catch (err) {
         log("warn", "road engine geometry failed; straight lines instead", { error: err });
+        return null;
+      }
+    },
+    async legs(points, vehicleClass) {
+      try {
+        const body = (await get(`${base}/route/v1/${PROFILES[vehicleClass]}/${coords(points)}?overview=false`)) as { routes?: { legs?: { duration?: number }[] }[] };
+        const legs = body.routes?.[0]?.legs?.map((l) => l.duration);
+        if (!legs || legs.length !== points.length - 1 || legs.some((d) => typeof d !== "number")) throw new Error("road engine answered no legs");
+        return legs as number[];
+      } catch (err) {
+        log("warn", "road engine legs failed; the embedded model instead", { error: err });
         return null;
       }
     },

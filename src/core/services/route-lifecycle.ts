@@ -15,12 +15,15 @@ import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 import type { BatchItem } from "drizzle-orm/batch";
 import { addresses, companies, deliveries, driverTracking, outbox, routes, users } from "../db/schema";
 import { estimateArrivals, pausesBefore } from "../domain/eta";
+import { roadEngine } from "./road-engine";
+import type { VehicleClassId } from "../../solver";
 import { UNFINISHED_ROUTE_STATUSES, canTransitionRoute } from "../domain/states";
 import type { Env } from "../env";
 import { haversineMeters } from "../geo/distance";
 import { ApiError, type ErrorStatus, conflict, forbidden, notFound, unprocessable } from "../errors";
 import { formatDateTime, nowIso, parseDateTime } from "../lib/time";
-import { type RouteRow, loadRoute } from "./route-records";
+import { type RouteRow, lastReportedStop, loadRoute } from "./route-records";
+import { arrivalFromPositions } from "./tracking-positions";
 import { trackingTokens, trackingUrl } from "./customer-tracking";
 import { eventInsert, loggedEvents } from "./events";
 import { type OutgoingMessage, dispatchOutbox, outboxInsert } from "./outbox";
@@ -103,7 +106,7 @@ export async function changeRoute(env: Env, db: Db, company: Company, actor: Aut
  * and/or SMS with their time window (through the outbox). Answers the logged `eta` event.
  */
 async function startTour(env: Env, db: Db, company: Company, route: RouteRow, base: string): Promise<PublishedEvent[]> {
-  const etas = await withTrackingLinks(db, company, base, await computeEtas(db, company.id, company.timezone, route));
+  const etas = await withTrackingLinks(db, company, base, await computeEtas(env, db, company.id, company.timezone, route));
   const messages = customerMessages("delivery_eta", route.id, etas);
   const updates = etas.map((e) =>
     db.update(deliveries).set({ tdt_from: e.tdt_from, tdt_to: e.tdt_to, eta_from: e.eta_from, eta_to: e.eta_to }).where(and(eq(deliveries.company_id, company.id), eq(deliveries.id, e.id))),
@@ -186,7 +189,7 @@ const UNDER_WAY_METERS = 500;
  * route tonight does not leave now. Otherwise they are estimated from the
  * driver's last position (else the depot) and now.
  */
-async function computeEtas(db: Db, companyId: number, timeZone: string, route: RouteRow): Promise<DeliveryEta[]> {
+async function computeEtas(env: Env, db: Db, companyId: number, timeZone: string, route: RouteRow): Promise<DeliveryEta[]> {
   const [open, position, base] = await Promise.all([
     db
       .select({
@@ -229,11 +232,15 @@ async function computeEtas(db: Db, companyId: number, timeZone: string, route: R
     d.planned.tdt_from && d.planned.tdt_to ? ((parseDateTime(d.planned.tdt_to) ?? 0) - (parseDateTime(d.planned.tdt_from) ?? 0)) / 1000 : (d.els ?? 0) * 60;
   if (!from || from.lng === null || from.lat === null || !located.length) return [];
   const pauses = pausesBefore(route.breaks, located.map((d) => d.orderindex ?? 0), now);
+  const vehicleClass = (route.plan_options?.vehicle_class ?? "car") as VehicleClassId;
+  // The road engine's drive through the stops when one is configured (as planning uses it), else the embedded model.
+  const engine = roadEngine(env);
+  const legSeconds = engine ? await engine.legs([{ lat: from.lat, lon: from.lng }, ...located.map((d) => ({ lat: d.lat!, lon: d.lng! }))], vehicleClass) : null;
   const arrivals = estimateArrivals(
     { lng: from.lng, lat: from.lat },
     now,
     located.map((d, i) => ({ lng: d.lng!, lat: d.lat!, windowStart: windowStart(d), service: service(d), pauseBefore: pauses[i] })),
-    { timeZone },
+    { timeZone, vehicleClass, legSeconds },
   );
   return located.map((d, i) => {
     const a = arrivals[i];
@@ -292,7 +299,7 @@ export async function updateEtas(env: Env, db: Db, companyId: number, routeId?: 
   const results = [];
   const events: PublishedEvent[] = [];
   for (const route of onTheWay) {
-    const etas = await computeEtas(db, companyId, company.timezone, route);
+    const etas = await computeEtas(env, db, companyId, company.timezone, route);
     const told = await lastToldEtas(db, companyId, route.id);
     // Told before: the same tracking link goes along again.
     const moved = etas.flatMap((e) => {
@@ -369,6 +376,7 @@ export async function reportDelivery(env: Env, db: Db, company: Company, actor: 
   const status = outcome === "delivered" ? DeliveryStatus.delivered : DeliveryStatus.undelivered;
   const [target] = delivery.deliverylocation_id === null ? [] : await db.select({ lat: addresses.lat, lng: addresses.lng }).from(addresses).where(and(eq(addresses.company_id, company.id), eq(addresses.id, delivery.deliverylocation_id)));
   const proofFields = reportProofFields(extras, now, target ?? { lat: null, lng: null }, delivery.scancode);
+  const ata = delivery.ata ?? (await arrivedAt(db, company.id, route, target, now)) ?? now;
   const earlier = await proofOfReport(db, company.id, delivery.id, route.id);
   const proof = proofFields || earlier ? proofSummary({ photo_key: null, signature_key: null, recipient: null, far_from_address: null, scan_match: null, ...earlier, ...proofFields }) : null;
   const reportedAll = sql`not exists (select 1 from ${deliveries} where ${deliveries.route_id} = ${route.id} and ${deliveries.status} = ${DeliveryStatus.routed})`;
@@ -383,7 +391,7 @@ export async function reportDelivery(env: Env, db: Db, company: Company, actor: 
     guardedProofUpsert(db, company.id, delivery.id, route.id, route.driver_id, proofFields ?? {}, proofFields ? reportApplies : sql`0`),
     db
       .update(deliveries)
-      .set({ status, atd: now, ata: delivery.ata ?? now, ...(drivernotes !== undefined ? { drivernotes } : {}) })
+      .set({ status, atd: now, ata, ...(drivernotes !== undefined ? { drivernotes } : {}) })
       .where(reportable)
       .returning({ id: deliveries.id }),
     eventInsert(db, company.id, { ...routeEvent(route.id, RouteStatus.finished, route.driver_id), when: sql`exists (select 1 from ${routes} where ${finishing})` }),
@@ -395,6 +403,18 @@ export async function reportDelivery(env: Env, db: Db, company: Company, actor: 
   return { events: loggedEvents([reportLogged, finishLogged]) };
 }
 
+
+/**
+ * When the driver arrived at the stop being reported, by their positions: the first one near it since their last
+ * report on this tour (else since the tour started), if earlier than the report; else null (the report's time).
+ */
+async function arrivedAt(db: Db, companyId: number, route: RouteRow, stop: { lng: number | null; lat: number | null } | undefined, reportedAt: string): Promise<string | null> {
+  if (route.driver_id === null || !route.ast || !stop || stop.lng === null || stop.lat === null) return null;
+  const last = (await lastReportedStop(db, companyId, route.id))?.at;
+  const since = last && last > route.ast ? last : route.ast;
+  const arrived = await arrivalFromPositions(db, companyId, route.driver_id, { lng: stop.lng, lat: stop.lat }, since, reportedAt);
+  return arrived !== null && arrived < reportedAt ? arrived : null;
+}
 
 /**
  * After a report: the customer with exactly `notify_stops_before` open stops

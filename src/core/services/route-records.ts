@@ -13,7 +13,7 @@ import { companyRow } from "../db/company-row";
 import { DeliveryStatus } from "../../shared/contract/states";
 import type { AddressOut } from "../../shared/contract/address";
 import { type ListParams, type ListSpec, listObjects } from "../db/list";
-import { deliveries, routes } from "../db/schema";
+import { addresses, deliveries, routes } from "../db/schema";
 import { UNFINISHED_ROUTE_STATUSES } from "../domain/states";
 import type { Db } from "../context";
 import { notFound } from "../errors";
@@ -236,3 +236,22 @@ export const listRouteMetadataRecords = (db: Db, companyId: number, params: List
 /** A page of the routes an update may change, as reduced records (`/updateableroutes`). */
 export const listUpdateableRoutes = (db: Db, companyId: number, params: ListParams) =>
   listObjects(db, routeList(updateableScope(companyId), routeRecordColumns, (rows) => presentRouteMetadata(db, companyId, rows)), params);
+
+/**
+ * The last stop the driver reported (delivered or undelivered) on a route or the routes it replaced (an update's
+ * route continues them): where it is and when it was reported (`atd`), or undefined before the first report.
+ */
+export async function lastReportedStop(db: Db, companyId: number, routeId: number): Promise<{ lng: number; lat: number; at: string | null } | undefined> {
+  const [stop] = await db.all<{ lng: number; lat: number; at: string | null }>(sql`
+    with recursive chain(id, replaces) as (
+      select ${routes.id}, ${routes.replaces} from ${routes} where ${routes.company_id} = ${companyId} and ${routes.id} = ${routeId}
+      union all
+      select r.id, r.replaces from ${routes} r join chain on r.id = chain.replaces where r.company_id = ${companyId}
+    )
+    select a.lng as lng, a.lat as lat, coalesce(d.atd, d.ata) as at from ${deliveries} d join ${addresses} a on a.id = d.deliverylocation_id
+    where d.company_id = ${companyId} and d.route_id in (select id from chain)
+      and d.status in (${DeliveryStatus.delivered}, ${DeliveryStatus.undelivered}) and a.lng is not null and a.lat is not null
+    order by coalesce(d.atd, d.ata, '') desc, d.orderindex desc limit 1`);
+  return stop;
+}
+

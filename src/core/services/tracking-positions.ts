@@ -1,6 +1,7 @@
 /** Driver tracking entries: presentation, batched inserts, latest positions, traces. */
 import type { LiveEntry, PublishedEvent } from "../coordinator/live";
-import { type SQL, and, desc, eq, gte, sql } from "drizzle-orm";
+import { type SQL, and, asc, between, desc, eq, gte, lte, sql } from "drizzle-orm";
+import { haversineMeters } from "../geo/distance";
 import { columnRef, embedded, jsonObject, jsonValue, pointJson, tableRef } from "../db/json";
 import { driverTracking, users } from "../db/schema";
 import type { Db } from "../context";
@@ -144,4 +145,33 @@ export async function positionsSince(db: Db, companyId: number, driverId: number
     .orderBy(desc(driverTracking.timestamp), desc(driverTracking.id))
     .limit(limit);
   return rows.reverse();
+}
+
+/** How close a position must be to a stop for the driver to count as arrived there (docs/features/live-replanning.md). */
+export const ARRIVAL_RADIUS_METRES = 100;
+
+/**
+ * When the driver arrived at a stop by their positions: the time of the first position from `since` to `until`
+ * within {@link ARRIVAL_RADIUS_METRES} of it, or null. A box around the stop narrows the rows by the
+ * (driver, time) index; the distance decides.
+ */
+export async function arrivalFromPositions(db: Db, companyId: number, driverId: number, stop: { lng: number; lat: number }, since: string, until: string): Promise<string | null> {
+  const dLat = ARRIVAL_RADIUS_METRES / 111_320;
+  const dLng = dLat / Math.max(0.01, Math.cos((stop.lat * Math.PI) / 180));
+  const near = await db
+    .select({ timestamp: driverTracking.timestamp, lng: driverTracking.lng, lat: driverTracking.lat })
+    .from(driverTracking)
+    .where(
+      and(
+        eq(driverTracking.company_id, companyId),
+        eq(driverTracking.driver_id, driverId),
+        gte(driverTracking.timestamp, since),
+        lte(driverTracking.timestamp, until),
+        between(driverTracking.lat, stop.lat - dLat, stop.lat + dLat),
+        between(driverTracking.lng, stop.lng - dLng, stop.lng + dLng),
+      ),
+    )
+    .orderBy(asc(driverTracking.timestamp), asc(driverTracking.id))
+    .limit(100);
+  return near.find((p) => haversineMeters(p.lng, p.lat, stop.lng, stop.lat) <= ARRIVAL_RADIUS_METRES)?.timestamp ?? null;
 }

@@ -99,7 +99,8 @@ const Etas = z
   .openapi("RouteEtas");
 
 const etaDescription =
-  "Recomputes `eta_from`/`eta_to` of the route's open deliveries (status `routed`) from the driver's last tracked position (else the depot), now, and the hour-of-day traffic profile. " +
+  "Recomputes `eta_from`/`eta_to` of the route's open deliveries (status `routed`) from the driver's last tracked position (else the depot), now, and the hour-of-day traffic profile, " +
+  "driving by the road engine's times through the stops when one is configured (`ROAD_ENGINE_URL`; when it fails, by the embedded model as planning does). " +
   "Until the route's planned start (`tst_from`) and while the driver has not moved more than 500 m from where they were when the route went on the way, " +
   "the ETAs are the plan's (a route started the evening before its day does not leave now). The route's planned breaks not over yet are kept, each before the first open stop after it (what is left of one under way). Delivered, undelivered and cancelled deliveries are left out.";
 

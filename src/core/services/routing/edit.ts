@@ -1,11 +1,12 @@
 /** Changes of routes already planned: an update of one route, and a delivery moved between two routes in one write. */
 import type { Company, Db } from "../../context";
 import { DeliveryStatus, RouteStatus } from "../../../shared/contract/states";
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { VehicleClassId } from "../../../solver";
 import type { RouteReplacement, StartFrom } from "../../domain/routing-plan";
 import { parseDateTime } from "../../lib/time";
 import { latestPositions } from "../tracking-positions";
+import { lastReportedStop } from "../route-records";
 import { addresses, deliveries, routes } from "../../db/schema";
 import { UNFINISHED_ROUTE_STATUSES } from "../../domain/states";
 import type { Env } from "../../env";
@@ -142,16 +143,7 @@ async function whereTheDriverIs(db: Db, companyId: number, route: typeof routes.
     const age = last ? Date.now() - (parseDateTime(last.timestamp) ?? 0) : Infinity;
     if (last && age <= START_POSITION_MAX_AGE_MINUTES * 60_000) return { lng: last.lng, lat: last.lat, source: "position" };
   }
-  const [stop] = await db.all<{ lng: number; lat: number }>(sql`
-    with recursive chain(id, replaces) as (
-      select ${routes.id}, ${routes.replaces} from ${routes} where ${routes.company_id} = ${companyId} and ${routes.id} = ${route.id}
-      union all
-      select r.id, r.replaces from ${routes} r join chain on r.id = chain.replaces where r.company_id = ${companyId}
-    )
-    select a.lng as lng, a.lat as lat from ${deliveries} d join ${addresses} a on a.id = d.deliverylocation_id
-    where d.company_id = ${companyId} and d.route_id in (select id from chain)
-      and d.status in (${DeliveryStatus.delivered}, ${DeliveryStatus.undelivered}) and a.lng is not null and a.lat is not null
-    order by coalesce(d.atd, d.ata, '') desc, d.orderindex desc limit 1`);
+  const stop = await lastReportedStop(db, companyId, route.id);
   return stop ? { lng: stop.lng, lat: stop.lat, source: "last-stop" } : undefined;
 }
 
