@@ -60,6 +60,28 @@ export interface RoutingParams {
   requestedAt: number;
   /** Set when the plan updates an existing route, which the new route replaces. */
   replaces?: RouteReplacement;
+  /** Set when the plan re-plans several routes at once (POST /calcroute/replan): `vehicles` holds one per route. */
+  replan?: FleetReplan;
+}
+
+/**
+ * A re-plan of the rest of the day across routes: each route's tour is planned for the vehicle named `vehicle` in
+ * `RoutingParams.vehicles` and replaces it; `handover`: a route whose driver drops out (a breakdown), its stops
+ * handed to the others and the route cancelled.
+ */
+export interface FleetReplan {
+  routes: (RouteReplacement & { vehicle: string; vehicleName: string | null; customId: string | null; notBefore: string | null })[];
+  handover: Pick<RouteReplacement, "routeId" | "status" | "driverId" | "onRoute"> | null;
+  /** What was asked, with the routes resolved: a re-plan whose write found a route changed reads them again from it. */
+  request: ReplanRequest;
+}
+
+export interface ReplanRequest {
+  routeIds: number[];
+  /** Open deliveries to place besides the routes' stops. */
+  deliveryIds: number[];
+  handoverRouteId: number | null;
+  timeBudgetSeconds?: number;
 }
 
 /** A point a tour leaves from instead of its depot, and what told the service the driver is there. */
@@ -282,6 +304,13 @@ const depotOf = (params: RoutingParams, addressId: number | null | undefined) =>
 /** The solver's id of the point an update's tour leaves from (`RouteReplacement.startFrom`): one more of `Problem.depots`. */
 const START_FROM = "start-from";
 
+/** The point a re-planned route's tour leaves from (its driver), one more of `Problem.depots`. */
+const startOf = (routeId: number) => `${START_FROM}-${routeId}`;
+
+/** The route a tour replaces: the update's, or in a re-plan the one whose vehicle it is on. */
+const replacedBy = (params: RoutingParams, vehicleId: string): RouteReplacement | undefined =>
+  params.replaces ?? params.replan?.routes.find((r) => r.vehicle === vehicleId);
+
 /** The solver problem for a routing request. */
 export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[], origin: number): Problem {
   // Vehicles cannot leave before the request, nor before the frame's start.
@@ -308,12 +337,19 @@ export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[
   const depots = [
     ...(params.depots ?? []).map((d) => ({ id: String(d.addressId), location: { lat: d.lat, lon: d.lng } })),
     ...(startFrom ? [{ id: START_FROM, location: { lat: startFrom.lat, lon: startFrom.lng } }] : []),
+    ...(params.replan?.routes ?? []).flatMap((r) => (r.startFrom ? [{ id: startOf(r.routeId), location: { lat: r.startFrom.lat, lon: r.startFrom.lng } }] : [])),
   ];
   return {
     depot: { lat: params.depot.lat, lon: params.depot.lng },
     ...(depots.length ? { depots } : {}),
     jobs,
-    vehicles: fleetOf(params).map((s) => ({ ...vehicleOf(s, params, earliest, origin), ...(startFrom ? { startAt: START_FROM } : {}) })),
+    vehicles: fleetOf(params).map((s) => {
+      const replanned = params.replan?.routes.find((r) => r.vehicle === s.name);
+      if (!replanned) return { ...vehicleOf(s, params, earliest, origin), ...(startFrom ? { startAt: START_FROM } : {}) };
+      // A re-planned route not yet on the way keeps its planned start; one on the way leaves from its driver, now.
+      const vehicle = vehicleOf(s, params, Math.max(earliest, replanned.notBefore ? toSeconds(replanned.notBefore, origin) : -Infinity), origin);
+      return { ...vehicle, ...(replanned.startFrom ? { startAt: startOf(replanned.routeId) } : {}) };
+    }),
     numVehicles: params.numVehicles,
     fixOrder: params.fixOrder,
     ...(params.relax && params.relax.minutes > 0
@@ -351,6 +387,8 @@ export interface PlannedRoute {
   name: { given: string } | { prefix: string };
   /** The vehicle's name, and its id when stored. */
   vehicle: string;
+  /** The route this tour replaces (an update's, or one of a re-plan's). */
+  replaces?: RouteReplacement;
   /** Where the tour starts: the run's start or the vehicle's own depot. */
   routebase_address_id: number;
   vehicle_id: number | null;
@@ -452,16 +490,24 @@ export function planRoutes(params: RoutingParams, deliveries: PlannedDelivery[],
     );
     const latestStartSlack = Number.isFinite(slack) ? slack : 0;
     const base = (tour.depot !== undefined ? params.depots?.find((d) => String(d.addressId) === tour.depot) : undefined) ?? params.depot;
-    const from = params.replaces?.startFrom ?? base;
+    const replaced = replacedBy(params, tour.vehicleId);
+    const replanned = params.replan?.routes.find((r) => r.vehicle === tour.vehicleId);
+    const from = replaced?.startFrom ?? base;
     const coordinates = [[from.lng, from.lat], ...stopsOf.map((d) => [d.lng, d.lat]), ...(params.roundtrip ? [[base.lng, base.lat]] : [])];
     // One tour takes a given prefix as it is; otherwise the writer numbers on through the company's day.
-    const name = params.nameprefix && tours.length === 1 ? { given: params.nameprefix } : { prefix: params.nameprefix ?? "Tour " };
+    const name = replanned?.customId
+      ? { given: replanned.customId }
+      : params.nameprefix && tours.length === 1
+        ? { given: params.nameprefix }
+        : { prefix: params.nameprefix ?? "Tour " };
     let previousDeparture = tour.start;
     // The plan's ETA window follows the rule of the live ETAs (domain/eta.ts): from service start, widened by the time under way (not waiting).
     let waited = 0;
     return {
       name,
-      vehicle: tour.vehicleId,
+      // A re-planned route's vehicle is named after its route in the problem: the record keeps the vehicle's own name.
+      vehicle: replanned ? (replanned.vehicleName ?? tour.vehicleId) : tour.vehicleId,
+      ...(replaced ? { replaces: replaced } : {}),
       routebase_address_id: base.addressId,
       vehicle_id: fleet.get(tour.vehicleId)?.id ?? null,
       breaks: routeBreaks(tour.breaks, iso),

@@ -5,6 +5,7 @@ import { createDb } from "../db/client";
 import { companies } from "../db/schema";
 import { DIRECTORY_CACHE_MS, directoryEntry, shardBinding } from "../db/shards";
 import type { Env } from "../env";
+import { notFound } from "../errors";
 
 export const SLUG = /^[a-z0-9][a-z0-9-]{1,39}$/;
 
@@ -14,14 +15,20 @@ export const SLUG = /^[a-z0-9][a-z0-9-]{1,39}$/;
  */
 export const RESERVED_SLUGS: readonly string[] = ["tiles", "docs", "health", "app", "assets", "api", "openapi", "static", "operator"];
 
+/** The columns a verb reads of its company. */
+const companyColumns = { id: companies.id, slug: companies.slug, companyname: companies.companyname, location_id: companies.location_id, timezone: companies.timezone };
+
 export async function findCompanyBySlug(db: Db, slug: string): Promise<Company | null> {
   if (!SLUG.test(slug)) return null;
-  const [row] = await db
-    .select({ id: companies.id, slug: companies.slug, companyname: companies.companyname, location_id: companies.location_id, timezone: companies.timezone })
-    .from(companies)
-    .where(eq(companies.slug, slug))
-    .limit(1);
+  const [row] = await db.select(companyColumns).from(companies).where(eq(companies.slug, slug)).limit(1);
   return row ?? null;
+}
+
+/** A company by its id on its shard's database (jobs run for a company id), or 404. */
+export async function loadCompany(db: Db, companyId: number): Promise<Company> {
+  const [company] = await db.select(companyColumns).from(companies).where(eq(companies.id, companyId));
+  if (!company) throw notFound("Company");
+  return company;
 }
 
 /** A company with where it lives (db/shards.ts). */

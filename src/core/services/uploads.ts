@@ -9,7 +9,7 @@ import { type RoutingOptions, prepareRouting, waitingRouting } from "./routing/r
 import type { RoutingJob } from "../queues";
 import type { Company, Db } from "../context";
 import { processRecord } from "../coordinator/processes";
-import { addresses, companies, deliveries, processes, routes, users } from "../db/schema";
+import { addresses, deliveries, processes, routes, users } from "../db/schema";
 import { type RowAddress, rowAddress, rowsFromSheet } from "../domain/upload-rows";
 import type { RoutingParams } from "../domain/routing-plan";
 import type { Env } from "../env";
@@ -22,6 +22,7 @@ import { dispatchOutbox, outboxInsert } from "./outbox";
 import { resultKey, uploadKey } from "./process-records";
 import { runRouting } from "./routing/run";
 import { routingDeadline, uploadDeadline } from "./routing/budget";
+import { loadCompany } from "./company-lookup";
 
 export const MAX_UPLOAD_BYTES = 4 * 1024 * 1024;
 /** Files in one upload (their rows are read together). */
@@ -194,15 +195,6 @@ export async function runOneStepUpload(env: Env, db: Db, { companyId, processId,
     ]),
   ]);
   await dispatchOutbox(env, companyId, ids);
-}
-
-async function loadCompany(db: Db, companyId: number): Promise<Company> {
-  const [company] = await db
-    .select({ id: companies.id, slug: companies.slug, companyname: companies.companyname, location_id: companies.location_id, timezone: companies.timezone })
-    .from(companies)
-    .where(eq(companies.id, companyId));
-  if (!company) throw notFound("Company");
-  return company;
 }
 
 /** The result spreadsheet: one line per delivery in driving order, tour by tour; cells through `csvCell` (no formula runs). */

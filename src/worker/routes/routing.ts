@@ -3,6 +3,9 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { routingVariants } from "../../core/services/routing/variants";
 import { moveDelivery, updateRoute } from "../../core/services/routing/edit";
 import { insertDeliveries } from "../../core/services/routing/insert";
+import { REPLAN_ROUNDS, startReplan } from "../../core/services/routing/replan";
+import { routeStatus } from "../../core/services/routing/route-state";
+import { RouteStatus } from "../../shared/contract/states";
 import { type RoutingOutcome, processRoutes, processState } from "../../core/services/routing/outcome";
 import { startRouting } from "../../core/services/routing/request";
 import { RoutingVariantSchema } from "../schemas/routing";
@@ -254,6 +257,46 @@ const insertRoute = apiRoute({
   },
 });
 
+const replanRoute = apiRoute({
+  method: "post",
+  path: "/calcroute/replan",
+  operationId: "replanRunningRoutes",
+  tags: ["Route calculation"],
+  summary: "Re-plan the rest of the day across running routes, or hand a broken-down route's stops to the others (beyond the interface)",
+  description:
+    "Plans the unfinished stops of `route_ids` (default: every assigned, accepted and on-the-way route of today in the company's time zone) and the open `deliveryids` again in one run: " +
+    "each route keeps its vehicle, driver and status; one on the way leaves from where its driver is (the fresh position, else the last reported stop), now; " +
+    "one not yet on the way at its planned start. Reported stops stay where they are. Each route is replaced by its new tour (`replaces`/`replaced_by`, as an update); " +
+    "a route left without stops is cancelled. `handover_route_id`: that route's driver drops out (a breakdown, an absent driver): its stops go to the other routes and it is cancelled. " +
+    "What no route can take goes back among the open deliveries, listed with the reason in `unassigned` (the process's `routing` meta: `unassigned_deliveries`). " +
+    "The write is guarded by every route's compare-and-set: when a driver reports a stop (or a route changes) while it plans, it reads the routes again and plans again " +
+    `(at most ${REPLAN_ROUNDS} rounds; then the process fails and nothing is written), so a report is never lost or undone. ` +
+    "Asynchronous by default (202 and a process: progress, `POST /process/cancel/{process_id}`, websocket and webhook events); `async=false` answers the routes. " +
+    "Customers of routes on the way hear of a new window only when it moved by more than the company's `eta_update_minutes`.",
+  request: {
+    query: z.object({ async: flag("true (default): answer 202 with a process id; false: plan in the request", true), time_budget_seconds: TimeBudgetSeconds }),
+    body: jsonBody(
+      z.object({
+        route_ids: z.array(z.number().int().positive()).max(500).optional().openapi({ description: "The routes to re-plan; default the running routes of today" }),
+        deliveryids: z.array(z.number().int().positive()).max(2000).optional().openapi({ description: "Open deliveries to place on them too" }),
+        handover_route_id: z.number().int().positive().optional().openapi({ description: "A route whose stops go to the others; it is cancelled" }),
+      }),
+    ),
+  },
+  responses: {
+    200: jsonResponse(
+      z.object({
+        process_id: z.string(),
+        routes: z.array(RouteWithLine).openapi({ description: "The new routes" }),
+        cancelled_route_ids: z.array(z.number().int()).openapi({ description: "Routes cancelled: the handed-over one, and those left without stops" }),
+        unassigned: z.array(z.object({ delivery_id: z.number().int(), reason: z.string(), remedy: z.string() })).openapi({ description: "Deliveries no route could take, now open" }),
+      }),
+      "Synchronous result",
+    ),
+    202: jsonResponse(z.object({ process_id: z.string() }), "Process started"),
+  },
+});
+
 const variantsRoute = apiRoute({
   method: "post",
   path: "/routingvariants",
@@ -367,6 +410,26 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     const written = await Promise.all(processIds.map(async (pid) => (await processRoutes(db, company.id, pid, true)).objects[0]));
     // A later insertion may have replaced an earlier one's route: answer each route as it was written.
     return c.json({ insertions, routes: written }, 200);
+  })
+  .openapi(replanRoute, async (c) => {
+    const db = c.get("db");
+    const company = c.get("company");
+    const query = c.req.valid("query");
+    const body = c.req.valid("json");
+    const asked = { routeIds: body.route_ids, deliveryIds: body.deliveryids, handoverRouteId: body.handover_route_id, timeBudgetSeconds: query.time_budget_seconds };
+    const { processId, job, params } = await startReplan(c.env, db, company, c.get("user").id, asked, query.async ? "async" : "sync", apiBase(c));
+    if (query.async) {
+      await c.env.ROUTING_QUEUE.send(job);
+      return c.json({ process_id: processId }, 202);
+    }
+    const outcome = await runRouting(c.env, db, company.id, processId, `sync:${processId}`, job.apiBase);
+    if (outcome && !outcome.ok) failure(outcome);
+    if (!outcome) throw conflict("The re-plan was cancelled: nothing was written", "process_id");
+    const state = await processState(c.env, db, company.id, processId);
+    const meta = JSON.parse(state.routing.meta) as { unassigned_deliveries?: { delivery_id: number; reason: string; remedy: string }[] };
+    const retired = [...(params.replan?.request.routeIds ?? []), ...(params.replan?.request.handoverRouteId ? [params.replan.request.handoverRouteId] : [])];
+    const cancelled = (await Promise.all(retired.map(async (id) => [id, (await routeStatus(db, company.id, id)) === RouteStatus.cancelled] as const))).filter(([, gone]) => gone).map(([id]) => id);
+    return c.json({ process_id: processId, routes: (await processRoutes(db, company.id, processId, true)).objects, cancelled_route_ids: cancelled, unassigned: meta.unassigned_deliveries ?? [] }, 200);
   })
   .openapi(variantsRoute, async (c) => {
     const result = await routingVariants(c.env, c.get("db"), c.get("company"), c.req.valid("json").deliveryids);

@@ -1,12 +1,7 @@
 /** Changes of routes already planned: an update of one route, and a delivery moved between two routes in one write. */
 import type { Company, Db } from "../../context";
-import { DeliveryStatus, RouteStatus } from "../../../shared/contract/states";
-import { and, asc, eq } from "drizzle-orm";
-import type { VehicleClassId } from "../../../solver";
-import type { RouteReplacement, StartFrom } from "../../domain/routing-plan";
-import { parseDateTime } from "../../lib/time";
-import { latestPositions } from "../tracking-positions";
-import { lastReportedStop } from "../route-records";
+import { and, eq } from "drizzle-orm";
+import type { RouteReplacement } from "../../domain/routing-plan";
 import { addresses, deliveries, routes } from "../../db/schema";
 import { UNFINISHED_ROUTE_STATUSES } from "../../domain/states";
 import type { Env } from "../../env";
@@ -14,7 +9,8 @@ import { ApiError, type ErrorStatus, conflict, notFound, unprocessable } from ".
 import { companyStub } from "../live";
 import { inList } from "../../db/sql";
 import type { PlannedRun } from "./outcome";
-import { type RoutingOptions, type RoutingRequest, startRouting } from "./request";
+import { type RoutingRequest, startRouting } from "./request";
+import { plannedOptions, routeAsRead } from "./route-state";
 import { planRun, runRouting } from "./run";
 import { writeRuns } from "./write";
 
@@ -64,12 +60,8 @@ export async function updateRequest(db: Db, company: Company, routeIdToUpdate: n
   const [route] = await db.select().from(routes).where(and(eq(routes.company_id, company.id), eq(routes.id, routeIdToUpdate)));
   if (!route) throw notFound("Route");
   if (!UNFINISHED_ROUTE_STATUSES.includes(route.status)) throw conflict(`Route ${route.id} has status ${route.status} and cannot be updated`, "route_id");
-  const onRoute = await db
-    .select({ id: deliveries.id })
-    .from(deliveries)
-    .where(and(eq(deliveries.company_id, company.id), eq(deliveries.route_id, route.id), eq(deliveries.status, DeliveryStatus.routed)))
-    .orderBy(asc(deliveries.orderindex));
-  const current = new Set(onRoute.map((d) => d.id));
+  const read = await routeAsRead(db, company.id, route);
+  const current = new Set(read.onRoute);
   const notOnRoute = del.filter((id) => !current.has(id));
   if (notOnRoute.length) throw unprocessable(`Not unfinished deliveries of route ${route.id}: ${notOnRoute.join(", ")}`, "del_deliveryids");
 
@@ -98,53 +90,9 @@ export async function updateRequest(db: Db, company: Company, routeIdToUpdate: n
     throw conflict(`Route ${route.id} changed while the insertion was computed; ask again`, "route_id");
   }
 
-  // The run's own options again (routes planned before they were kept: today's defaults, a round trip by car).
-  const planned = route.plan_options ?? { vehicle_class: "car", roundtrip: true, traffic: false };
-  const startFrom = route.status === RouteStatus.ontheway ? await whereTheDriverIs(db, company.id, route) : undefined;
-  const replacement: RouteReplacement = {
-    routeId: route.id,
-    status: route.status,
-    driverId: route.driver_id,
-    ast: route.ast,
-    htmlcolor: route.htmlcolor,
-    released: del,
-    onRoute: [...current],
-    previousDeliveries: route.previous_deliveries,
-    vehicleId: route.vehicle_id,
-    ...(startFrom ? { startFrom } : {}),
-    ...(move ? { move } : {}),
-  };
+  const replacement: RouteReplacement = { ...read, released: del, ...(move ? { move } : {}) };
   const body: RoutingRequest = { deliveryids: order ?? deliveryids, startaddress_id: route.routebase_address_id, ...(order ? { fix_order: true } : {}) };
-  const options: RoutingOptions = {
-    truck: planned.vehicle_class === "truck",
-    vehicle: planned.vehicle_class as VehicleClassId,
-    roundtrip: planned.roundtrip,
-    traffic: planned.traffic,
-    cancelroutes: false,
-    num_vehicles: 1,
-    assign_drivers: false,
-    usearea: false,
-    nameprefix: route.custom_id ?? undefined,
-  };
-  return { route, body, options, replacement };
-}
-
-/** How old a driver's last position may be to start the rest of a tour from it (docs/features/live-replanning.md). */
-export const START_POSITION_MAX_AGE_MINUTES = 10;
-
-/**
- * Where the driver of a route on the way is now, for the rest of its tour: the last position if it is fresh
- * (`START_POSITION_MAX_AGE_MINUTES`), else the address of the last stop the driver reported on this route or the
- * routes it replaced; undefined (the depot) when there is neither.
- */
-async function whereTheDriverIs(db: Db, companyId: number, route: typeof routes.$inferSelect): Promise<StartFrom | undefined> {
-  if (route.driver_id !== null) {
-    const [last] = await latestPositions(db, companyId, [route.driver_id]);
-    const age = last ? Date.now() - (parseDateTime(last.timestamp) ?? 0) : Infinity;
-    if (last && age <= START_POSITION_MAX_AGE_MINUTES * 60_000) return { lng: last.lng, lat: last.lat, source: "position" };
-  }
-  const stop = await lastReportedStop(db, companyId, route.id);
-  return stop ? { lng: stop.lng, lat: stop.lat, source: "last-stop" } : undefined;
+  return { route, body, options: { ...plannedOptions(route), num_vehicles: 1, nameprefix: route.custom_id ?? undefined }, replacement };
 }
 
 /** A refusal of one half of a move, naming the move's fields instead of the update's. */

@@ -4,25 +4,21 @@
  * driver's position), the cheapest feasible insertion is written as that route's update in the chosen order
  * (`updateRoute`: the same compare-and-set), or, in a dry run, only answered.
  */
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { cheapestInsertion } from "../../../solver";
 import type { Company, Db } from "../../context";
 import { deliveries, routes } from "../../db/schema";
 import { OPEN_DELIVERY_STATUSES } from "../../domain/states";
-import { RouteStatus } from "../../../shared/contract/states";
-import { dayAt } from "../../../shared/wall-clock";
 import type { Env } from "../../env";
-import { ApiError, conflict, notFound, unprocessable } from "../../errors";
+import { ApiError, conflict, unprocessable } from "../../errors";
 import { formatDateTime, parseDateTime } from "../../lib/time";
 import { inList } from "../../db/sql";
 import { updateRequest, updateRoute } from "./edit";
 import { prepareRouting } from "./request";
 import { plannedProblem } from "./run";
+import { givenRoutes, runningRoutesOfDay } from "./route-state";
 import type { RoutingOutcome } from "./outcome";
 import type { DeliveryInsertion, InsertionCandidate } from "../../../shared/contract/routing";
-
-/** The routes an insertion considers by default: those a driver has or drives (not new ones without a driver). */
-export const RUNNING_ROUTE_STATUSES: readonly number[] = [RouteStatus.assigned, RouteStatus.accepted, RouteStatus.ontheway];
 
 /** Cheapest first; routes that cannot take it last, in route order. */
 const byCost = (a: InsertionCandidate, b: InsertionCandidate) =>
@@ -129,14 +125,7 @@ function refuseUnless(outcome: RoutingOutcome | null): void {
 
 /** The routes to price: the given ones, else the running routes whose day (their planned start) is the delivery's. */
 async function candidateRoutes(db: Db, company: Company, deliveryFrom: string | null, routeIds?: number[]) {
-  if (routeIds?.length) {
-    const given = await db.select().from(routes).where(and(eq(routes.company_id, company.id), inList(routes.id, routeIds)));
-    const unknown = routeIds.filter((id) => !given.some((r) => r.id === id));
-    if (unknown.length) throw notFound(`Route ${unknown.join(", ")}`);
-    return given;
-  }
-  const day = (ms: number) => dayAt(ms, company.timezone);
-  const wanted = day((deliveryFrom ? parseDateTime(deliveryFrom) : null) ?? Date.now());
-  const running = await db.select().from(routes).where(and(eq(routes.company_id, company.id), inArray(routes.status, [...RUNNING_ROUTE_STATUSES])));
-  return running.filter((r) => day((r.tst_from ? parseDateTime(r.tst_from) : null) ?? Date.now()) === wanted);
+  if (routeIds?.length) return givenRoutes(db, company, routeIds);
+  return runningRoutesOfDay(db, company, (deliveryFrom ? parseDateTime(deliveryFrom) : null) ?? Date.now());
 }
+

@@ -17,7 +17,7 @@ export const resultLink = (apiBase: string, processId: string) => `${apiBase}/pr
 export type RoutingOutcome =
   | { ok: true; routeIds: number[] }
   /** `conflict`: a route the plan replaces changed between reading and writing; nothing was written. */
-  | { ok: false; error: string; unassigned?: { delivery_id: number; reason: string; remedy: string }[]; conflict?: true };
+  | { ok: false; error: string; unassigned?: UnassignedDelivery[]; conflict?: true };
 
 /** A run's plan, solved and ready to write (`planRun`, then `writeRuns`). */
 export interface PlannedRun {
@@ -27,6 +27,14 @@ export interface PlannedRun {
   plan: PlannedRoute[];
   relaxed: Solution["relaxed"];
   link: string;
+  /** What a re-plan could not place (back among the open deliveries), with the reasons. */
+  unassigned?: UnassignedDelivery[];
+}
+
+export interface UnassignedDelivery {
+  delivery_id: number;
+  reason: string;
+  remedy: string;
 }
 
 /** Marks a process failed with the reason, unless its run `attempt` lost the claim. */

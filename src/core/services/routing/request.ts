@@ -107,10 +107,15 @@ export async function startRouting(
   replaces?: RouteReplacement,
 ) {
   const { params, imported } = await prepareRouting(env, db, company, body, options, mode, replaces);
+  return registerRouting(env, db, company.id, userId, params, imported, apiBase);
+}
+
+/** Registers a routing process with its parameters under the company's watchdog (not run yet). */
+export async function registerRouting(env: Env, db: Db, companyId: number, userId: number, params: RoutingParams, imported: boolean, apiBase: string) {
   const processId = crypto.randomUUID();
-  const job: RoutingJob = { processId, companyId: company.id, apiBase };
-  await db.insert(processes).values({ id: processId, company_id: company.id, kind: "routing", params, created_by: userId });
-  await companyStub(env, company.id).createProcess(processId, initialProcess(imported, params), { job, deadline: routingDeadline(env, params, params.timeBudgetMs) });
+  const job: RoutingJob = { processId, companyId, apiBase };
+  await db.insert(processes).values({ id: processId, company_id: companyId, kind: "routing", params, created_by: userId });
+  await companyStub(env, companyId).createProcess(processId, initialProcess(imported, params), { job, deadline: routingDeadline(env, params, params.timeBudgetMs) });
   return { processId, params, job };
 }
 
@@ -126,6 +131,7 @@ export async function prepareRouting(
   options: RoutingOptions,
   mode: "async" | "sync",
   replaces?: RouteReplacement,
+  replan?: { fleet: VehicleSpec[]; routeIds: number[] },
 ): Promise<{ params: RoutingParams; imported: boolean }> {
   if (!body.deliveryids?.length && !body.deliverydata?.length) throw unprocessable("Give deliveryids or deliverydata", "deliveryids,deliverydata");
 
@@ -161,7 +167,8 @@ export async function prepareRouting(
     if (missing.length) throw unprocessable(`Unknown deliveries: ${missing.join(", ")}`, "deliveryids");
     // A move takes the delivery off its route in the same batch (`moveDelivery`).
     const onReplacedRoute = (r: (typeof rows)[number]) =>
-      replaces !== undefined && (r.route_id === replaces.routeId || r.route_id === replaces.move?.takenFrom) && r.status === DeliveryStatus.routed;
+      r.status === DeliveryStatus.routed &&
+      ((replaces !== undefined && (r.route_id === replaces.routeId || r.route_id === replaces.move?.takenFrom)) || (r.route_id !== null && replan?.routeIds.includes(r.route_id) === true));
     const busy = rows.filter(
       // Undelivered deliveries are open even while their old route is still on the way.
       (r) =>
@@ -184,7 +191,9 @@ export async function prepareRouting(
 
   // Fleet: inline vehicles, else the company's active vehicles, else identical ones.
   let fleet: VehicleSpec[] | null = null;
-  if (body.vehicles?.length) {
+  if (replan) {
+    fleet = replan.fleet;
+  } else if (body.vehicles?.length) {
     fleet = [];
     for (const [i, v] of body.vehicles.entries()) {
       const values = await prepareVehicle(db, company.id, { ...v, name: v.name ?? `Vehicle ${i + 1}` }).catch((e: unknown) => {

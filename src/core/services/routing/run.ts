@@ -13,12 +13,16 @@ import { type PlannedDelivery, type RoutingParams, buildProblem, planRoutes, pla
 import type { Env } from "../../env";
 import { log } from "../../lib/log";
 import { roadEngine, withRoadMatrices } from "../road-engine";
-import { companyStub } from "../live";
+import { companyStub, publishAll } from "../live";
 import { expectedWait, routingDeadline } from "./budget";
 import { FIRST_SHARE, collectedParts, fansOut, finalPassMs, startFanOut, stopUnlessWanted } from "./fan-out";
 import { inList } from "../../db/sql";
 import { type PlannedRun, type RoutingOutcome, failRun, resultLink } from "./outcome";
 import { writeRuns } from "./write";
+import { REPLAN_ROUNDS, replanAgain } from "./replan";
+import { loadCompany } from "../company-lookup";
+import { updateEtas } from "../route-lifecycle";
+import { RouteStatus } from "../../../shared/contract/states";
 
 /** Delivery rows with their locations and tour areas, as the plan needs them. */
 export async function loadPlannedDeliveries(db: Db, companyId: number, params: RoutingParams): Promise<PlannedDelivery[]> {
@@ -96,15 +100,36 @@ export async function runRouting(
   apiBase: string,
   mode: RoutingMode = "single",
 ): Promise<RoutingOutcome | null> {
-  const planned = await planRun(env, db, companyId, processId, attempt, apiBase, mode);
-  if (!planned || !("plan" in planned)) return planned;
-  if (planned.params.replaces?.move) {
-    // A half of a move run alone (the watchdog re-queued it after its request died) would move nothing or lose the delivery.
-    const error = "The move's request ended before it was written; nothing was moved";
-    await failRun(env, companyId, processId, attempt, error);
-    return { ok: false, error };
+  for (let round = 1; ; round++) {
+    const planned = await planRun(env, db, companyId, processId, attempt, apiBase, mode);
+    if (!planned || !("plan" in planned)) return planned;
+    if (planned.params.replaces?.move) {
+      // A half of a move run alone (the watchdog re-queued it after its request died) would move nothing or lose the delivery.
+      const error = "The move's request ended before it was written; nothing was moved";
+      await failRun(env, companyId, processId, attempt, error);
+      return { ok: false, error };
+    }
+    // A re-plan whose routes changed while it planned (a driver's report) reads them again and plans again.
+    const replan = planned.params.replan;
+    const lastRound = !replan || round >= REPLAN_ROUNDS;
+    const outcome = await writeRuns(env, db, companyId, [planned], { failStale: lastRound });
+    if (replan && outcome?.ok) await refreshEtas(env, db, companyId, outcome.routeIds);
+    if (lastRound || !outcome || outcome.ok || !outcome.conflict) return outcome;
+    if (!(await replanAgain(env, db, await loadCompany(db, companyId), processId, planned.params))) {
+      const error = "A route of the re-plan finished or was cancelled while it planned; nothing was written";
+      await failRun(env, companyId, processId, attempt, error);
+      return { ok: false, error, conflict: true };
+    }
   }
-  return writeRuns(env, db, companyId, [planned]);
+}
+
+/** Fresh ETAs of the routes a re-plan wrote that are on the way (from their drivers, now); customers hear only of a window that moved beyond the company's `eta_update_minutes`. */
+async function refreshEtas(env: Env, db: Db, companyId: number, routeIds: number[]) {
+  const onTheWay = await db.select({ id: routes.id }).from(routes).where(and(eq(routes.company_id, companyId), inList(routes.id, routeIds), eq(routes.status, RouteStatus.ontheway)));
+  for (const { id } of onTheWay) {
+    const { events } = await updateEtas(env, db, companyId, id);
+    await publishAll(env, companyId, events);
+  }
 }
 
 /**
@@ -176,7 +201,7 @@ export async function planRun(
       const collected = await collectedParts(env, { companyId, processId, attempt }, problem);
       if (!collected) return null;
       solution = await mergeParts(problem, collected.parts, collected.results, { timeLimitMs: searchMs, seed: 1, signal: stop.signal, onProgress: stop.check });
-    } else if (mode === "fan-out" && !params.fixOrder && params.objective !== "cost" && fansOut(env, planned.length)) {
+    } else if (mode === "fan-out" && !params.fixOrder && !params.replan && params.objective !== "cost" && fansOut(env, planned.length)) {
       // (The parts search the default objective; a plan for the cheapest cost stays on one consumer.)
       const firstMs = Math.round(params.timeBudgetMs * FIRST_SHARE);
       const first = await search({ timeLimitMs: firstMs }, 0, FIRST_SHARE);
@@ -191,7 +216,8 @@ export async function planRun(
     await Promise.allSettled(reports);
     if (stop.signal.aborted) return null;
 
-    if (solution.unassigned.length) {
+    // A re-plan writes what it could place: the rest goes back among the open deliveries, each with its reason.
+    if (solution.unassigned.length && !params.replan) {
       const unassigned = solution.unassigned.map((u) => ({ delivery_id: Number(u.jobId), reason: u.reason, remedy: u.remedy }));
       const error = `${unassigned.length} deliveries cannot be routed with at most ${params.numVehicles} tours under the given windows and capacities; no route was computed`;
       await fail(error, { unassigned });
@@ -201,7 +227,8 @@ export async function planRun(
     const plan = planRoutes(params, planned, solution, origin);
     // With a road engine, the line strings follow the roads instead of joining the stops.
     if (engine) for (const r of plan) r.routestring.coordinates = (await engine.geometry(r.routestring.coordinates)) ?? r.routestring.coordinates;
-    return { processId, attempt, params, plan, relaxed: solution.relaxed, link };
+    const unassigned = solution.unassigned.map((u) => ({ delivery_id: Number(u.jobId), reason: u.reason, remedy: u.remedy }));
+    return { processId, attempt, params, plan, relaxed: solution.relaxed, link, ...(unassigned.length ? { unassigned } : {}) };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     log("error", "routing failed", { process_id: processId, error: err });
