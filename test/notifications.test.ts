@@ -241,6 +241,21 @@ describe("customer messages", () => {
     expect((await outboxOf(co.slug, "delivery_eta_update")).filter((m) => m.channel === "email")).toHaveLength(order.length);
   });
 
+  it("after a re-plan of the day, a customer hears of the new window only when it moved by more than the margin", async () => {
+    const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+    const { co, driver, order } = await startedRoute([], { from: iso(Date.now()), to: iso(Date.now() + 14 * 3600_000) });
+    // Re-planned from where the tour is: the windows barely move, nobody hears again.
+    expect((await co.api("POST", "/calcroute/replan?async=false", { body: {} })).status).toBe(200);
+    expect(await outboxOf(co.slug, "delivery_eta_update")).toHaveLength(0);
+    // The driver is in Hamburg: re-planned from there, every window moves by hours and each customer hears once.
+    await co.api("POST", "/drivertracking", { token: driver.token, body: { driver_id: driver.id, position: { type: "Point", coordinates: [9.99, 53.55] } } });
+    const replanned = await co.api("POST", "/calcroute/replan?async=false", { body: {} });
+    expect(replanned.status, replanned.text).toBe(200);
+    const updates = (await outboxOf(co.slug, "delivery_eta_update")).filter((m) => m.channel === "email");
+    expect(updates.map((m) => m.data.delivery_id).sort()).toEqual([...order].sort());
+    expect(updates.every((m) => m.data.route_id === replanned.body.routes[0].id)).toBe(true);
+  });
+
   it("the customer with one stop left before theirs hears that the driver is close", async () => {
     const { co, driver, order } = await startedRoute([]);
     expect(await outboxOf(co.slug, "delivery_approaching")).toHaveLength(0);

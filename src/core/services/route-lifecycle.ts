@@ -300,7 +300,7 @@ export async function updateEtas(env: Env, db: Db, companyId: number, routeId?: 
   const events: PublishedEvent[] = [];
   for (const route of onTheWay) {
     const etas = await computeEtas(env, db, companyId, company.timezone, route);
-    const told = await lastToldEtas(db, companyId, route.id);
+    const told = await lastToldEtas(db, companyId, etas.map((e) => e.id));
     // Told before: the same tracking link goes along again.
     const moved = etas.flatMap((e) => {
       const before = told.get(e.id);
@@ -313,12 +313,16 @@ export async function updateEtas(env: Env, db: Db, companyId: number, routeId?: 
   return { routes: results, events };
 }
 
-/** The ETA (window start) each customer of a route was last told, and the link they got, by delivery id. */
-async function lastToldEtas(db: Db, companyId: number, routeId: number): Promise<Map<number, { eta_from: string; tracking_link?: string }>> {
+/**
+ * The ETA (window start) each customer was last told, and the link they got, by delivery id: on whichever route
+ * it was (an update or a re-plan replaces the route; the customer was told of the delivery).
+ */
+async function lastToldEtas(db: Db, companyId: number, deliveryIds: number[]): Promise<Map<number, { eta_from: string; tracking_link?: string }>> {
+  if (!deliveryIds.length) return new Map();
   const told = await db
     .select({ data: outbox.data })
     .from(outbox)
-    .where(and(eq(outbox.company_id, companyId), inArray(outbox.template, [...ETA_TEMPLATES]), sql`json_extract(${outbox.data}, '$.route_id') = ${routeId}`))
+    .where(and(eq(outbox.company_id, companyId), inArray(outbox.template, [...ETA_TEMPLATES]), sql`json_extract(${outbox.data}, '$.delivery_id') in (select value from json_each(${JSON.stringify(deliveryIds)}))`))
     .orderBy(asc(outbox.id));
   const byDelivery = new Map<number, { eta_from: string; tracking_link?: string }>();
   for (const { data } of told) if (data) byDelivery.set(Number(data.delivery_id), { eta_from: String(data.eta_from), tracking_link: data.tracking_link === undefined ? undefined : String(data.tracking_link) });
