@@ -70,7 +70,7 @@ export interface RoutingParams {
  * handed to the others and the route cancelled.
  */
 export interface FleetReplan {
-  routes: (RouteReplacement & { vehicle: string; vehicleName: string | null; customId: string | null; notBefore: string | null })[];
+  routes: (RouteReplacement & { vehicle: string; vehicleName: string | null; customId: string | null })[];
   handover: Pick<RouteReplacement, "routeId" | "status" | "driverId" | "onRoute"> | null;
   /** What was asked, with the routes resolved: a re-plan whose write found a route changed reads them again from it. */
   request: ReplanRequest;
@@ -344,11 +344,10 @@ export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[
     ...(depots.length ? { depots } : {}),
     jobs,
     vehicles: fleetOf(params).map((s) => {
+      // A re-planned route on the way leaves from where its driver is.
       const replanned = params.replan?.routes.find((r) => r.vehicle === s.name);
-      if (!replanned) return { ...vehicleOf(s, params, earliest, origin), ...(startFrom ? { startAt: START_FROM } : {}) };
-      // A re-planned route not yet on the way keeps its planned start; one on the way leaves from its driver, now.
-      const vehicle = vehicleOf(s, params, Math.max(earliest, replanned.notBefore ? toSeconds(replanned.notBefore, origin) : -Infinity), origin);
-      return { ...vehicle, ...(replanned.startFrom ? { startAt: startOf(replanned.routeId) } : {}) };
+      const startAt = replanned ? (replanned.startFrom ? startOf(replanned.routeId) : undefined) : startFrom ? START_FROM : undefined;
+      return { ...vehicleOf(s, params, earliest, origin), ...(startAt ? { startAt } : {}) };
     }),
     numVehicles: params.numVehicles,
     fixOrder: params.fixOrder,

@@ -264,9 +264,9 @@ const replanRoute = apiRoute({
   tags: ["Route calculation"],
   summary: "Re-plan the rest of the day across running routes, or hand a broken-down route's stops to the others (beyond the interface)",
   description:
-    "Plans the unfinished stops of `route_ids` (default: every assigned, accepted and on-the-way route of today in the company's time zone) and the open `deliveryids` again in one run: " +
+    "Plans the unfinished stops of `route_ids` (default: every assigned, accepted and on-the-way route of today in the company's time zone, or of the handed-over route's day) and the open `deliveryids` again in one run: " +
     "each route keeps its vehicle, driver and status; one on the way leaves from where its driver is (the fresh position, else the last reported stop), now; " +
-    "one not yet on the way at its planned start. Reported stops stay where they are. Each route is replaced by its new tour (`replaces`/`replaced_by`, as an update); " +
+    "one not yet on the way from its depot (its vehicle's shift). Reported stops stay where they are. Each route is replaced by its new tour (`replaces`/`replaced_by`, as an update); " +
     "a route left without stops is cancelled. `handover_route_id`: that route's driver drops out (a breakdown, an absent driver): its stops go to the other routes and it is cancelled. " +
     "What no route can take goes back among the open deliveries, listed with the reason in `unassigned` (the process's `routing` meta: `unassigned_deliveries`). " +
     "The write is guarded by every route's compare-and-set: when a driver reports a stop (or a route changes) while it plans, it reads the routes again and plans again " +

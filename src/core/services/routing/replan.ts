@@ -1,7 +1,7 @@
 /**
  * The rest of the day re-planned across running routes (POST /calcroute/replan): every chosen route's unfinished
  * stops, plus open deliveries, planned again in one solve, each route's vehicle leaving from where its driver is
- * (on the way) or at its planned start; each route is replaced by its new tour (lineage as an update's), a route
+ * (on the way) or from its depot; each route is replaced by its new tour (lineage as an update's), a route
  * left without stops is cancelled. A breakdown (`handoverRouteId`) is the re-plan without that route's vehicle: its
  * stops go to the others and it is cancelled. The write is guarded by every route's compare-and-set; a route that
  * changed meanwhile (a driver's report) makes the run read them all again and plan again (`replanAgain`).
@@ -10,10 +10,10 @@ import type { Company, Db } from "../../context";
 import type { FleetReplan, ReplanRequest, RoutingParams, VehicleSpec } from "../../domain/routing-plan";
 import { and, eq } from "drizzle-orm";
 import { processes, vehicles } from "../../db/schema";
-import { RouteStatus } from "../../../shared/contract/states";
 import type { Env } from "../../env";
 import { conflict, unprocessable } from "../../errors";
 import { inList } from "../../db/sql";
+import { parseDateTime } from "../../lib/time";
 import { RUNNING_ROUTE_STATUSES, givenRoutes, plannedOptions, routeAsRead, runningRoutesOfDay } from "./route-state";
 import { prepareRouting, registerRouting } from "./request";
 
@@ -30,11 +30,13 @@ export async function startReplan(env: Env, db: Db, company: Company, userId: nu
   return registerRouting(env, db, company.id, userId, params, false, apiBase);
 }
 
-/** The routes a re-plan covers: those given, else every running route of today; the handed-over one among them. */
+/** The routes a re-plan covers: those given, else every running route of today (of the handed-over route's day); the handed-over one apart. */
 async function resolveRequest(db: Db, company: Company, asked: Partial<ReplanRequest>): Promise<ReplanRequest> {
   const handover = asked.handoverRouteId ?? null;
-  const chosen = asked.routeIds?.length ? await givenRoutes(db, company, asked.routeIds) : await runningRoutesOfDay(db, company, Date.now());
-  if (handover !== null) await givenRoutes(db, company, [handover]);
+  const [handed] = handover !== null ? await givenRoutes(db, company, [handover]) : [];
+  // By default the running routes of the day: today's, or for a hand-over that route's day.
+  const day = (handed?.tst_from ? parseDateTime(handed.tst_from) : null) ?? Date.now();
+  const chosen = asked.routeIds?.length ? await givenRoutes(db, company, asked.routeIds) : await runningRoutesOfDay(db, company, day);
   const routeIds = chosen.map((r) => r.id).filter((id) => id !== handover);
   if (!routeIds.length) {
     throw unprocessable(handover !== null ? "No other running route to hand its stops to: plan a new tour for them" : "No assigned, accepted or on-the-way route to re-plan today", "route_ids");
@@ -81,8 +83,6 @@ async function replanParams(env: Env, db: Db, company: Company, request: ReplanR
       vehicle: vehicleFor(r.id),
       vehicleName: r.vehicle,
       customId: r.custom_id,
-      // A route not yet on the way leaves at its planned start, not now.
-      notBefore: r.status === RouteStatus.ontheway ? null : r.tst_from,
     })),
     handover: handover && { routeId: handover.routeId, status: handover.status, driverId: handover.driverId, onRoute: handover.onRoute },
     request,
