@@ -322,3 +322,41 @@ describe("customer tracking page", () => {
     expect(pageErrors.filter((e) => e.startsWith("tracking:") && !/status of 404/.test(e))).toEqual([]);
   });
 });
+
+describe("re-planning during the day", () => {
+  it("tells the driver what a re-plan changed: a stop put into the running route, then the day re-planned from the console", async () => {
+    // A tour of two open deliveries, on the way with the driver.
+    const planned = await service.call("POST", "/api/calcroute/optimized/timewindow?async=false&num_vehicles=1", { deliveryids: openIds.slice(0, 2) }, token);
+    const second = planned.objects[0].id as number;
+    const driverToken = (await service.call("POST", "/auth", DRIVER)).access_token;
+    await service.call("PATCH", `/api/route/${second}`, { driver_id: driverId }, token);
+    await service.call("POST", `/api/setroutestatus/${second}`, { status: 2 }, driverToken);
+    await service.call("PATCH", `/api/route/${second}`, { status: 3 }, driverToken);
+    const { context, page } = await driverOnPhone();
+    const route = page.locator(`section[data-route-id="${second}"]`);
+    await expect.poll(() => route.getAttribute("data-status")).toBe("3");
+    // A new order into this running route: the phone shows the new route and says what changed.
+    const inserted = await service.call("POST", "/api/calcroute/insert", { deliveryids: [openIds[3]], route_ids: [second] }, token);
+    const replacing = inserted.insertions[0].new_route_id as number;
+    await expect.poll(() => page.locator(`section[data-route-id="${replacing}"]`).count(), { timeout: 30_000 }).toBe(1);
+    const change = page.getByTestId("route-change");
+    await expect.poll(() => change.textContent()).toMatch(/^Your route was re-planned: 1 stop added \(.+\)/);
+    await page.screenshot({ path: `${SHOTS}/driver-route-changed.png`, fullPage: true });
+    await change.getByRole("button", { name: "OK" }).click();
+    expect(await change.count()).toBe(0);
+    // The dispatcher re-plans the rest of the day from the console (once it lists the new route): progress, then the route replaced again.
+    await expect.poll(() => consolePage.locator(`button.route-item[data-route-id="${replacing}"]`).count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => consolePage.locator(`button.route-item[data-route-id="${second}"]`).count()).toBe(0);
+    const back = consolePage.getByRole("button", { name: "← All routes" });
+    if (await back.count()) await back.click();
+    await consolePage.getByRole("button", { name: /^Re-plan the rest of the day \(1 running route\)/ }).click();
+    const progress = consolePage.locator("section.replan .process");
+    await expect.poll(() => progress.getAttribute("data-status"), { timeout: 60_000 }).toBe("finished");
+    await consolePage.screenshot({ path: `${SHOTS}/console-replanned.png` });
+    const latest = (await service.call("GET", `/api/currentdriverroute/${driverId}`, undefined, token)).route_id as number;
+    expect(latest).not.toBe(replacing);
+    await expect.poll(() => page.locator(`section[data-route-id="${latest}"]`).count(), { timeout: 30_000 }).toBe(1);
+    await expect.poll(() => change.textContent()).toMatch(/^Your route was re-planned/);
+    await context.close();
+  });
+});

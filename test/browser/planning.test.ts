@@ -358,6 +358,35 @@ describe("planning in the console", () => {
     expect(await notReloaded()).toBe(true);
   });
 
+  it("hands a broken-down route's stops to the other running route from its actions: it is cancelled, the other replaced", async () => {
+    const running = ((await api("GET", "/route")).objects as { id: number; status: number; deliveries: { id: number; status: number }[] }[]).filter((r) => r.status === 1);
+    expect(running.length).toBeGreaterThanOrEqual(2);
+    const [broken] = running;
+    const handed = broken.deliveries.filter((d) => d.status === 1).map((d) => d.id);
+    await page.locator(`button.route-item[data-route-id="${broken.id}"]`).click();
+    const detail = page.locator("section.route-detail");
+    await detail.getByRole("button", { name: "Hand over stops (breakdown)…" }).click();
+    await detail.getByRole("button", { name: "Yes, hand over" }).click();
+    // Back on the list, the re-plan's progress; then the route is cancelled and its stops are on another route.
+    const progress = page.locator("section.replan .process");
+    await expect.poll(() => progress.getAttribute("data-status"), { timeout: 60_000 }).toBe("finished");
+    expect(await progress.textContent()).toContain("Re-plan finished");
+    await page.screenshot({ path: `${SHOTS}/console-handover.png` });
+    expect((await api("GET", `/route/${broken.id}`)).status).toBe(5);
+    // Each of its stops is on another route now, or open again and listed with the reason under the progress.
+    const leftOpen = progress.getByTestId("left-open");
+    const left = (await leftOpen.count()) ? ((await leftOpen.textContent()) ?? "") : "";
+    for (const id of handed) {
+      const d = await api("GET", `/delivery/${id}`);
+      if (d.status === 0) expect(left).toContain(`#${id} (`);
+      else {
+        expect(d.status).toBe(1);
+        expect(d.route_id).not.toBe(broken.id);
+      }
+    }
+    expect(await notReloaded()).toBe(true);
+  });
+
   it("ran without script errors or Content-Security-Policy violations", () => {
     expect(pageErrors).toEqual([]);
   });

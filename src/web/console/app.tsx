@@ -16,6 +16,7 @@ import { RouteDetail } from "./route-detail";
 import { RouteFilters, RouteList } from "./route-list";
 import { Timeline } from "./timeline";
 import { Upload } from "./upload";
+import { Replan } from "./replan";
 import { useDay } from "./use-day";
 import { useDayData } from "./use-day-data";
 import { useDayRoutes } from "./use-day-routes";
@@ -59,6 +60,7 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
               open={dayOpen}
               onChanged={data.scheduleRefresh}
               onReplaced={shown.setFocused}
+              onProcess={(p) => (processes.track(p), focus(null))}
               onBack={() => focus(null)}
               proofHints={proofHints}
             />
@@ -66,6 +68,7 @@ export function ConsoleApp({ api, logout }: { api: Api; logout: () => void }) {
             <>
               <RouteFilters filters={shown.filters} drivers={data.drivers} driverName={driverName} />
               <RouteList routes={shown.listed} names={names} colour={colour} driverName={driverName} onFocus={focus} />
+              <Replan api={api} routes={dayRoutes} process={processes.latest("replan")} onProcess={processes.track} />
             </>
           )}
           <OpenDeliveries api={api} day={day} deliveries={dayOpen} process={processes.latest("optimisation")} onProcess={processes.track} />

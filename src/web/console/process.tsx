@@ -18,7 +18,7 @@ const STOPPED = "cancelled";
 
 export interface ProcessView {
   id: string;
-  kind: "optimisation" | "upload";
+  kind: "optimisation" | "upload" | "replan";
   progress: number;
   step: string;
   status: "running" | "finished" | "failed" | "cancelled" | "stopped";
@@ -30,6 +30,8 @@ export interface ProcessView {
   cancelled?: number[];
   /** Routes cancelled while the process's tours were still being read: sorted out when they are known. */
   cancelledBefore?: number[];
+  /** What a re-plan could not place: back among the open deliveries, each with the remedy. */
+  left?: { delivery_id: number; remedy: string }[];
 }
 
 export type ProcessEvent = Extract<LiveEvent, { type: "process" }>;
@@ -54,9 +56,10 @@ export function processUpdate(prev: ProcessView, e: ProcessEvent): ProcessView {
   const done = e.status === "finished" || e.status === "skipped";
   const overall = Math.max(prev.progress, (index + (done ? 1 : Number(meta.progress) || 0)) / PROCESS_ACTIONS.length);
   const finished = e.action === "final" && e.status === "finished";
+  const left = e.action === "routing" && Array.isArray(meta.unassigned_deliveries) ? { left: meta.unassigned_deliveries as ProcessView["left"] } : {};
   // A finished view stays finished (or cancelled): later events only bring the link.
   if (prev.status !== "running") return { ...prev, link };
-  return { ...prev, progress: finished ? 1 : overall, step: e.action, status: finished ? "finished" : "running", link };
+  return { ...prev, ...left, progress: finished ? 1 : overall, step: e.action, status: finished ? "finished" : "running", link };
 }
 
 /** A route was cancelled: when it was the last remaining tour of a finished process, the process shows cancelled. */
@@ -98,7 +101,7 @@ async function cancelProcess(api: Api, view: ProcessView): Promise<ProcessView> 
   return withState(view, await api.send<ProcessState>("POST", `/process/cancel/${view.id}`));
 }
 
-const TITLES: Record<ProcessView["kind"], string> = { optimisation: "Optimisation", upload: "Upload" };
+const TITLES: Record<ProcessView["kind"], string> = { optimisation: "Optimisation", upload: "Upload", replan: "Re-plan" };
 
 /** The progress bar of a process, its state in words (not only the bar), its error; while it runs, a button to cancel it. */
 export function ProcessProgress({ process, api, onProcess }: { process: ProcessView; api: Api; onProcess: (p: ProcessView) => void }) {
@@ -137,6 +140,12 @@ export function ProcessProgress({ process, api, onProcess }: { process: ProcessV
         </button>
       )}
       <Alert text={cancelError} />
+      {!!process.left?.length && (
+        <p class="left-open" data-testid="left-open">
+          {process.left.length === 1 ? "1 delivery" : `${process.left.length} deliveries`} left open:{" "}
+          {process.left.map((l) => `#${l.delivery_id} (${l.remedy})`).join("; ")}
+        </p>
+      )}
       {process.error && (
         <p role="alert" class="error">
           {process.error}

@@ -3,8 +3,9 @@
  * (`PATCH /route/<id>`), add open deliveries and remove stops
  * (`PATCH /calcroute/update/timewindow/<id>`: the service re-plans the tour
  * and checks its constraints; the route is replaced by a new one), cancel it
- * (`POST /cancelroute/<id>`, after a confirmation). A refusal is shown with
- * the service's reason, and nothing changed.
+ * (`POST /cancelroute/<id>`, after a confirmation), or hand its stops to the
+ * other running routes when its van breaks down (a re-plan, replan.tsx). A
+ * refusal is shown with the service's reason, and nothing changed.
  */
 import { useState } from "preact/hooks";
 import { Alert } from "../shared/shell";
@@ -12,6 +13,8 @@ import { type Api, errorText } from "../shared/api";
 import { placeName, span } from "../shared/format";
 import type { Delivery, Driver, Route } from "../shared/types";
 import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
+import type { ProcessView } from "./process";
+import { startReplan } from "./replan";
 
 export interface RouteActionsProps {
   api: Api;
@@ -23,11 +26,13 @@ export interface RouteActionsProps {
   onChanged: () => void;
   /** The update replaced the route: the new one's id. */
   onReplaced: (routeId: number) => void;
+  /** A hand-over started: its process, to follow (the route will be cancelled). */
+  onProcess: (p: ProcessView) => void;
 }
 
-export function RouteActions({ api, route, drivers, driverName, open, onChanged, onReplaced }: RouteActionsProps) {
+export function RouteActions({ api, route, drivers, driverName, open, onChanged, onReplaced, onProcess }: RouteActionsProps) {
   const [driver, setDriver] = useState(route.driver_id === null ? "" : String(route.driver_id));
-  const [confirming, setConfirming] = useState(false);
+  const [confirming, setConfirming] = useState<"cancel" | "handover" | null>(null);
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const act = async (run: () => Promise<unknown>) => {
@@ -74,20 +79,39 @@ export function RouteActions({ api, route, drivers, driverName, open, onChanged,
         </form>
       )}
       <StopChanges api={api} route={route} open={open} busy={busy} act={act} onReplaced={onReplaced} />
-      {confirming ? (
+      {confirming === "cancel" && (
         <p class="confirm" role="group" aria-label="Confirm cancelling the route">
           Cancel this route? Its open deliveries go back to the list.{" "}
           <button type="button" disabled={busy} onClick={() => act(() => api.send("POST", `/cancelroute/${route.id}`))}>
             Yes, cancel route
           </button>{" "}
-          <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+          <button type="button" class="secondary" onClick={() => setConfirming(null)}>
             Keep route
           </button>
         </p>
-      ) : (
-        <button type="button" class="secondary danger" onClick={() => setConfirming(true)}>
-          Cancel route…
-        </button>
+      )}
+      {confirming === "handover" && (
+        <p class="confirm" role="group" aria-label="Confirm handing the stops over">
+          Hand this route's open stops to the other running routes? They are re-planned from where their drivers are; this route is cancelled.{" "}
+          <button type="button" disabled={busy} onClick={() => act(async () => onProcess(await startReplan(api, { handover_route_id: route.id })))}>
+            Yes, hand over
+          </button>{" "}
+          <button type="button" class="secondary" onClick={() => setConfirming(null)}>
+            Keep route
+          </button>
+        </p>
+      )}
+      {confirming === null && (
+        <span class="route-buttons">
+          {route.status >= RouteStatus.assigned && (
+            <button type="button" class="secondary" onClick={() => setConfirming("handover")}>
+              Hand over stops (breakdown)…
+            </button>
+          )}{" "}
+          <button type="button" class="secondary danger" onClick={() => setConfirming("cancel")}>
+            Cancel route…
+          </button>
+        </span>
       )}
       <Alert text={error} class="refusal" />
     </div>

@@ -135,6 +135,9 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
   const [live, setLive] = useState<LiveState>("connecting");
   const [busy, setBusy] = useState(false);
   const shown = useRef<number | null>(null);
+  const shownRoute = useRef<Route | null>(null);
+  /** What the dispatcher changed about the route on screen (a re-plan, an update), until the driver has read it. */
+  const [change, setChange] = useState("");
   const [active, setActive] = useState<boolean | null>(null);
 
   const refresh = useCallback(async () => {
@@ -147,7 +150,11 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
       const id = ref?.route_id ?? shown.current;
       const next = id ? await api.get<Route>(`/route/${id}`) : null;
       const keep = next && (ref || next.status === RouteStatus.finished) ? next : null;
+      const before = shownRoute.current;
+      if (before && keep && keep.id !== before.id && keep.replaces === before.id) setChange(routeChange(before, keep));
+      else if (before && !keep && next?.id === before.id && next.status === RouteStatus.cancelled) setChange("Your route was cancelled by the dispatcher: its open stops went to other routes.");
       shown.current = keep?.id ?? null;
+      shownRoute.current = keep;
       setRoute(keep);
       setError("");
     } catch (err) {
@@ -246,6 +253,14 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
             {error}
           </p>
         )}
+        {change && (
+          <p role="status" class="route-change" data-testid="route-change">
+            {change}{" "}
+            <button type="button" class="secondary" onClick={() => setChange("")}>
+              OK
+            </button>
+          </p>
+        )}
         {active === false ? (
           <Activation api={api} onActivated={() => setActive(true)} />
         ) : loading ? (
@@ -307,6 +322,23 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
       </main>
     </div>
   );
+}
+
+/** The change from the route the driver had to the one that replaced it, in words: stops added and given away, the order. */
+export function routeChange(before: Route, after: Route): string {
+  const open = (r: Route) => r.deliveries.filter((d) => d.status === DeliveryStatus.routed);
+  const was = open(before);
+  const now = open(after);
+  const added = now.filter((d) => !was.some((w) => w.id === d.id));
+  const gone = was.filter((w) => !now.some((d) => d.id === w.id));
+  const kept = now.filter((d) => was.some((w) => w.id === d.id)).map((d) => d.id);
+  const reordered = kept.join() !== was.filter((w) => kept.includes(w.id)).map((w) => w.id).join();
+  const parts = [
+    ...(added.length ? [`${added.length === 1 ? "1 stop" : `${added.length} stops`} added (${added.map(placeName).join(", ")})`] : []),
+    ...(gone.length ? [`${gone.length === 1 ? "1 stop" : `${gone.length} stops`} taken off (${gone.map(placeName).join(", ")})`] : []),
+    ...(reordered ? ["a new order"] : []),
+  ];
+  return `Your route was re-planned: ${parts.length ? parts.join(", ") : "new times"}.`;
 }
 
 interface ReportInput {
