@@ -1,4 +1,4 @@
-import type { FixedBreak, PlannedBreak, Vehicle, WorkingTimeRule } from "./types";
+import type { FixedBreak, PlannedBreak, Vehicle, WorkedSoFar, WorkingTimeRule } from "./types";
 
 const MIN = 60;
 const HOUR = 3600;
@@ -47,7 +47,11 @@ export interface BreakRules {
   eu561: boolean;
   /** Sorted by window start. */
   fixed: readonly FixedBreak[];
+  /** The working day before the tour (`Vehicle.workedSoFar`): zeros when none. */
+  soFar: WorkedSoFar;
 }
+
+const NOTHING_YET: WorkedSoFar = { work: 0, sinceBreak: 0, breaks: 0, driving: 0, drivingSinceBreak: 0 };
 
 /** The vehicle's breaks and rules, checked; null when it has none (then tours are timed as before). */
 export function breakRulesOf(v: Vehicle): BreakRules | null {
@@ -60,8 +64,10 @@ export function breakRulesOf(v: Vehicle): BreakRules | null {
     if (ids.has(b.id)) throw new Error(`vehicle ${v.id}: break id ${b.id} given twice`);
     ids.add(b.id);
   }
+  const soFar = v.workedSoFar ?? NOTHING_YET;
+  for (const [key, value] of Object.entries(soFar)) if (!(Number.isFinite(value) && value >= 0)) throw new Error(`vehicle ${v.id}: workedSoFar.${key} must be a number >= 0`);
   if (rules.length === 0 && fixed.length === 0) return null;
-  return { arbzg: rules.includes("de-arbzg"), eu561: rules.includes("eu-561"), fixed };
+  return { arbzg: rules.includes("de-arbzg"), eu561: rules.includes("eu-561"), fixed, soFar };
 }
 
 /**
@@ -75,10 +81,12 @@ export function breakRulesOf(v: Vehicle): BreakRules | null {
 export function breakReserve(rules: BreakRules, span: number, shiftStart: number, shiftEnd: number): number {
   let fixed = 0;
   for (const b of rules.fixed) if (b.window.end >= shiftStart && b.window.start <= shiftEnd) fixed += b.duration;
+  // The day so far counts: its work towards what is owed, its breaks against it.
+  const { soFar } = rules;
   const needed = (work: number) => {
     let r = 0;
-    if (rules.arbzg) r = Math.max(r, arbzgBreakFor(work));
-    if (rules.eu561 && work > RULES["eu-561"].maxDriving) r = Math.max(r, RULES["eu-561"].fullBreak);
+    if (rules.arbzg) r = Math.max(r, arbzgBreakFor(work + soFar.work) - soFar.breaks, soFar.sinceBreak + work > RULES["de-arbzg"].maxBlock ? RULES["de-arbzg"].minBreak : 0);
+    if (rules.eu561 && soFar.drivingSinceBreak + work > RULES["eu-561"].maxDriving) r = Math.max(r, RULES["eu-561"].fullBreak);
     return r;
   };
   const free = span - fixed;
@@ -115,7 +123,14 @@ export class BreakClock {
     projectedWork: number,
     start: number,
   ) {
-    this.arbzgOwed = rules.arbzg ? arbzgBreakFor(projectedWork) : 0;
+    // A tour under way goes on with the day so far.
+    const { soFar } = rules;
+    this.work = soFar.work;
+    this.block = soFar.sinceBreak;
+    this.breakTime = soFar.breaks;
+    this.totalDriving = soFar.driving;
+    this.driving = soFar.drivingSinceBreak;
+    this.arbzgOwed = rules.arbzg ? arbzgBreakFor(projectedWork + soFar.work) : 0;
     // A fixed break whose window closed before the tour starts is never reached.
     while (rules.fixed[this.nextFixed]?.window.end < start) this.nextFixed++;
   }

@@ -338,11 +338,13 @@ function checkBreaks(v: Vehicle, tour: Solution["tours"][number], legs: { from: 
   if (tour.end > lastEnd + tol) pieces.push({ kind: "work", length: tour.end - lastEnd }); // the last service of an open tour
 
   const rules = v.workingTimeRules ?? [];
+  // A tour under way goes on with the day so far.
+  const soFar = v.workedSoFar ?? { work: 0, sinceBreak: 0, breaks: 0, driving: 0, drivingSinceBreak: 0 };
   if (rules.includes("de-arbzg")) {
-    let block = 0;
-    let work = 0;
-    let rest = 0;
-    let longest = 0;
+    let block = soFar.sinceBreak;
+    let work = soFar.work;
+    let rest = soFar.breaks;
+    let longest = block;
     for (const p of pieces) {
       if (p.kind !== "break") (block += p.length), (work += p.length), (longest = Math.max(longest, block));
       else if (p.length >= 15 * M - tol) (block = 0), (rest += p.length);
@@ -353,8 +355,8 @@ function checkBreaks(v: Vehicle, tour: Solution["tours"][number], legs: { from: 
     if (work > 10 * H + tol) fail("WORKING_TIME", `${vid} works ${(work / H).toFixed(2)} h (de-arbzg: at most 10 h)`);
   }
   if (rules.includes("eu-561")) {
-    let driving = 0;
-    let total = 0;
+    let driving = soFar.drivingSinceBreak;
+    let total = soFar.driving;
     let split = false;
     for (const p of pieces) {
       if (p.kind === "drive") {

@@ -162,6 +162,23 @@ export interface Vehicle {
    * places the breaks they require and never returns a tour that breaks one.
    */
   workingTimeRules?: readonly WorkingTimeRule[];
+  /**
+   * The working day before this tour starts, for a tour under way (`startAt`): the rules count it as if the
+   * tour had begun earlier (a driver who worked 5 h needs the break within the next hour). Absent: none.
+   */
+  workedSoFar?: WorkedSoFar;
+}
+
+/** What the working-time rules count of a working day before a tour starts. Seconds, each >= 0. */
+export interface WorkedSoFar {
+  /** Work (driving, service, waiting) in all, and since the last break of 15 min or more. */
+  work: number;
+  sinceBreak: number;
+  /** Minutes of breaks of 15 min or more, in all (seconds). */
+  breaks: number;
+  /** Driving in all, and since the last 45-min break (eu-561). */
+  driving: number;
+  drivingSinceBreak: number;
 }
 
 /** A break at a given time: it must start inside `window` and last `duration` seconds. */

@@ -33,6 +33,35 @@ describe("breaks and working-time rules", () => {
     expect(check(p, strip(s)).map((v) => v.code)).toContain("WORKING_TIME");
   });
 
+  it("a tour under way goes on with the day so far: 5.5 h worked without a break need one within the next half hour, and 9.5 h leave half an hour", () => {
+    // Six stops of 10 min close together 40 min out: under three hours, which alone need no break at all.
+    const soFar = { work: 5.5 * H, sinceBreak: 5.5 * H, breaks: 0, driving: 3 * H, drivingSinceBreak: 3 * H };
+    const cluster = (extra: Partial<Vehicle>) =>
+      planar({ x: 0, y: 0 }, Array.from({ length: 6 }, (_, i) => ({ id: `c${i}`, x: 40 * M + 2 * M * i, y: 0, service: 10 * M })), {
+        vehicles: [{ id: "van", shift: { earliestStart: 7 * H, latestEnd: 19 * H }, workingTimeRules: ["de-arbzg"], ...extra }],
+      });
+    const fresh = cluster({});
+    expect(solveSync(fresh, { maxIterations: 200 }).tours[0].breaks ?? []).toEqual([]);
+    const p = cluster({ workedSoFar: soFar });
+    const s = solveSync(p, { maxIterations: 200 });
+    expect(s.unassigned).toEqual([]);
+    expect(check(p, s)).toEqual([]);
+    const [tour] = s.tours;
+    const first = tour.breaks![0];
+    expect(first.start - tour.start).toBeLessThanOrEqual(0.5 * H + 1);
+    // 30 min of breaks in all beyond 6 h of work (none taken so far).
+    expect(tour.breaks!.reduce((a, b) => a + b.end - b.start, 0)).toBeGreaterThanOrEqual(30 * M);
+    // The checker knows the day so far: the same tour without its break breaks the rules.
+    expect(check(p, strip(s)).map((v) => v.code)).toContain("WORKING_TIME");
+    expect(check(fresh, strip(s))).toEqual([]);
+    // 9.5 h worked: at most half an hour of work is left in the day (de-arbzg: 10 h), so most stops stay out.
+    const late = cluster({ workedSoFar: { ...soFar, work: 9.5 * H, sinceBreak: 2 * H, breaks: 45 * M } });
+    const short = solveSync(late, { maxIterations: 200 });
+    expect(check(late, short)).toEqual([]);
+    expect(short.unassigned.length).toBeGreaterThanOrEqual(5);
+    expect(() => solveSync(cluster({ workedSoFar: { ...soFar, work: -1 } }))).toThrow(/workedSoFar.work/);
+  });
+
   it("eu-561: driving over 4.5 hours is interrupted by 45 minutes (or 15 then 30), and at most 9 hours are driven", () => {
     const p = longDay(["eu-561"]);
     const s = solveSync(p, { maxIterations: 300 });
