@@ -78,4 +78,23 @@ describe("an update of a route on the way plans from where its driver is", () =>
     expect(drivingOrder(updated.body)).toEqual(ids);
     expect((updated.body.routestring.coordinates as number[][])[0][0]).toBeCloseTo(13.3849, 4);
   });
+
+  it("goes on with the driver's working day so far: after 5.5 hours on the way without a break, the break comes early in the new tour", async () => {
+    const co = await createCompany();
+    await co.d1.prepare(`UPDATE companies SET working_time_rules = '["de-arbzg"]' WHERE id = ?`).bind(co.id).run();
+    const ids = await eastwardLine(co, 4, true);
+    const { driver, routeId } = await routeAndStart(co, ids.slice(0, 3));
+    const started = new Date(Date.now() - 5.5 * 3_600_000).toISOString().replace(/\.\d+Z$/, "Z");
+    await co.d1.prepare("UPDATE routes SET ast = ? WHERE id = ?").bind(started, routeId).run();
+    const here = { type: "Point", coordinates: [lngOf(0.5), 52.5317] };
+    expect((await co.api("POST", "/drivertracking", { token: driver.token, body: { driver_id: driver.id, position: here } })).status).toBe(200);
+    const updated = await co.api("PATCH", `/calcroute/update/timewindow/${routeId}`, { body: { add_deliveryids: [ids[3]] } });
+    expect(updated.status, updated.text).toBe(200);
+    // The rest of the tour alone (under an hour) would need no break; with 5.5 h behind it, one within half an hour.
+    const breaks = updated.body.breaks as { start: string; minutes: number; reason: string }[];
+    expect(breaks.length).toBeGreaterThan(0);
+    expect(Date.parse(breaks[0].start) - Date.now()).toBeLessThan(31 * 60_000);
+    expect(breaks[0].reason).toBe("de-arbzg");
+    expect(breaks.reduce((sum, b) => sum + b.minutes, 0)).toBeGreaterThanOrEqual(15);
+  });
 });

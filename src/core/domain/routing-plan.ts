@@ -9,7 +9,7 @@
  * `relax_after_time` are read on the planning day's date: with their offset,
  * or without one on the company's wall clock.
  */
-import { DEFAULT_SPEED_FACTORS, type Job, type PlannedBreak, type Problem, type Solution, type Tour, type Vehicle, type VehicleClassId } from "../../solver";
+import { DEFAULT_SPEED_FACTORS, type Job, type PlannedBreak, type Problem, type Solution, type Tour, type Vehicle, type VehicleClassId, type WorkedSoFar } from "../../solver";
 import type { BreakSpec, RouteBreak, WorkingTimeRuleId } from "../../shared/contract/breaks";
 import { addDays, dayAt, instantOf, wallClockAt } from "../../shared/wall-clock";
 import { formatDateTime, parseDateTime, timeOfDayOn } from "../lib/time";
@@ -111,6 +111,8 @@ export interface RouteReplacement {
    * the depot on a round trip.
    */
   startFrom?: StartFrom;
+  /** For a route on the way: its working day so far, which the working-time rules go on from. */
+  workedSoFar?: WorkedSoFar;
   /** The update is one half of a move, written only together with the other (`takenFrom`: the route the added delivery leaves). */
   move?: { takenFrom?: number };
 }
@@ -347,7 +349,8 @@ export function buildProblem(params: RoutingParams, deliveries: PlannedDelivery[
       // A re-planned route on the way leaves from where its driver is.
       const replanned = params.replan?.routes.find((r) => r.vehicle === s.name);
       const startAt = replanned ? (replanned.startFrom ? startOf(replanned.routeId) : undefined) : startFrom ? START_FROM : undefined;
-      return { ...vehicleOf(s, params, earliest, origin), ...(startAt ? { startAt } : {}) };
+      const worked = (replanned ?? params.replaces)?.workedSoFar;
+      return { ...vehicleOf(s, params, earliest, origin), ...(startAt ? { startAt } : {}), ...(worked ? { workedSoFar: worked } : {}) };
     }),
     numVehicles: params.numVehicles,
     fixOrder: params.fixOrder,

@@ -2,8 +2,9 @@
  * A running route as a re-planning reads it (an update, an insertion's pricing, a re-plan of several): its unfinished
  * stops in driving order, where its driver is now, the options its run was planned with; and which routes run.
  */
-import { and, asc, eq, inArray } from "drizzle-orm";
-import type { VehicleClassId } from "../../../solver";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import type { VehicleClassId, WorkedSoFar } from "../../../solver";
+import type { RouteBreak } from "../../../shared/contract/breaks";
 import type { Company, Db } from "../../context";
 import { deliveries, routes } from "../../db/schema";
 import { inList } from "../../db/sql";
@@ -43,7 +44,9 @@ export async function routeAsRead(db: Db, companyId: number, route: typeof route
     .from(deliveries)
     .where(and(eq(deliveries.company_id, companyId), eq(deliveries.route_id, route.id), eq(deliveries.status, DeliveryStatus.routed)))
     .orderBy(asc(deliveries.orderindex));
-  const startFrom = route.status === RouteStatus.ontheway ? await whereTheDriverIs(db, companyId, route) : undefined;
+  const onTheWay = route.status === RouteStatus.ontheway;
+  const startFrom = onTheWay ? await whereTheDriverIs(db, companyId, route) : undefined;
+  const worked = onTheWay ? await workedSoFar(db, companyId, route, Date.now()) : undefined;
   return {
     routeId: route.id,
     status: route.status,
@@ -55,7 +58,41 @@ export async function routeAsRead(db: Db, companyId: number, route: typeof route
     previousDeliveries: route.previous_deliveries,
     vehicleId: route.vehicle_id,
     ...(startFrom ? { startFrom } : {}),
+    ...(worked ? { workedSoFar: worked } : {}),
   };
+}
+
+/** Breaks shorter than this do not count for the rules (de-arbzg §4; eu-561's split starts at 15 min as well). */
+const COUNTED_BREAK_MINUTES = 15;
+
+/**
+ * The working day so far of a route on the way, as the working-time rules count it: from when it went on the way
+ * (`ast`) until `now`, its planned breaks taken as planned up to now (the driver app does not report breaks), on this
+ * route and on the routes it replaced (each up to when it was replaced). The service does not know which part of
+ * the work was driving: driving is taken as the whole work, the safe side.
+ */
+export async function workedSoFar(db: Db, companyId: number, route: typeof routes.$inferSelect, now: number): Promise<WorkedSoFar | undefined> {
+  const started = route.ast ? parseDateTime(route.ast) : null;
+  if (started === null || started >= now) return undefined;
+  const chain = await db.all<{ creationtime: string; breaks: string }>(sql`
+    with recursive chain(id, replaces, depth) as (
+      select ${routes.id}, ${routes.replaces}, 0 from ${routes} where ${routes.company_id} = ${companyId} and ${routes.id} = ${route.id}
+      union all
+      select r.id, r.replaces, chain.depth + 1 from ${routes} r join chain on r.id = chain.replaces where r.company_id = ${companyId}
+    )
+    select r.creationtime as creationtime, r.breaks as breaks from chain join ${routes} r on r.id = chain.id order by chain.depth`);
+  // Each route's breaks count up to when the route after it replaced it (the newest: up to now).
+  const taken = chain.flatMap((r, k) => {
+    const until = Math.min(now, k === 0 ? now : (parseDateTime(chain[k - 1].creationtime) ?? now));
+    return (JSON.parse(r.breaks) as RouteBreak[])
+      .filter((b) => b.minutes >= COUNTED_BREAK_MINUTES)
+      .map((b) => ({ start: Math.max(started, parseDateTime(b.start) ?? now), end: Math.min(until, parseDateTime(b.end) ?? now) }))
+      .filter((b) => b.end > b.start);
+  });
+  const breaks = taken.reduce((sum, b) => sum + (b.end - b.start), 0) / 1000;
+  const work = Math.max(0, (now - started) / 1000 - breaks);
+  const sinceBreak = Math.max(0, (now - Math.max(started, ...taken.map((b) => b.end))) / 1000);
+  return { work, sinceBreak, breaks, driving: work, drivingSinceBreak: sinceBreak };
 }
 
 /** How old a driver's last position may be to start the rest of a tour from it (docs/features/live-replanning.md). */
