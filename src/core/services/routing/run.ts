@@ -211,7 +211,10 @@ export async function planRun(
       if (!first.unassigned.length && !first.relaxed.length && (await startFanOut(env, { companyId, processId, attempt, apiBase }, params.timeBudgetMs, problem, first))) return null;
       solution = await search({ timeLimitMs: params.timeBudgetMs - firstMs, initial: toursOf(first) }, FIRST_SHARE);
     } else {
-      solution = await search({ timeLimitMs: params.timeBudgetMs });
+      // A re-plan starts from the tours the drivers have (never worse than them); a handed-over route's stops are placed into them.
+      const present = new Set(problem.jobs.map((j) => j.id));
+      const initial = params.replan?.routes.map((r) => ({ vehicleId: r.vehicle, jobIds: r.onRoute.map(String).filter((id) => present.has(id)) })).filter((t) => t.jobIds.length);
+      solution = await search({ timeLimitMs: params.timeBudgetMs, ...(initial?.length ? { initial } : {}) });
     }
     await Promise.allSettled(reports);
     if (stop.signal.aborted) return null;
