@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 /**
- * How long a new order takes to find its running tour (issue 46): a local `wrangler dev`, one company with
+ * How long a new order takes to find its running tour, and a re-plan of the running tours (issue 46): a local
+ * `wrangler dev`, one company with
  * `--tours` vans (default 50) of capacity `--stops` (default 40) planned over tours x stops deliveries around
  * Berlin, every tour assigned to its driver, accepted and on the way, each driver's position at its second stop.
  * Then `POST /calcroute/insert` for new deliveries at random places: `--dry` dry runs (prices only) and `--writes`
  * insertions that replace the chosen route. Prints the latency of each kind (through the API, so the D1 reads, the
- * matrices and the pricing of every tour) and how many tours were priced.
+ * matrices and the pricing of every tour) and how many tours were priced. Then `POST /calcroute/replan` of every
+ * tour (from where its driver is, `--seconds` of search) against a fresh plan of the same stops from the depot in a
+ * second company with the same vans: the time of each and the distance of both.
  *
- *   npm run bench:insert [-- --tours 50 --stops 40 --dry 10 --writes 5 --port 8799]
+ *   npm run bench:insert [-- --tours 50 --stops 40 --dry 10 --writes 5 --seconds 30 --port 8799]
  */
 import { parseArgs } from "node:util";
 import { startService } from "./bench-lib.mjs";
@@ -20,6 +23,7 @@ const { values } = parseArgs({
     dry: { type: "string", default: "10" },
     writes: { type: "string", default: "5" },
     seed: { type: "string", default: "1" },
+    seconds: { type: "string", default: "30" },
   },
 });
 const tours = Number(values.tours);
@@ -99,6 +103,38 @@ try {
     writes.push(ms);
     added.push(res.body.insertions[0].candidates[0].added_distance);
   }
+  // The rest of the day re-planned, against a fresh plan of the same stops in a second company with the same vans.
+  const untilDone = async (processId, apiOf = api) => {
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const state = await must("status", apiOf("GET", `/process/status/${processId}`));
+      if (state.final.status === "finished") return state;
+      if (state.final.status === "failed") throw new Error(`process failed: ${JSON.stringify(state)}`);
+    }
+  };
+  const km = (routes) => (routes.reduce((sum, r) => sum + r.distance, 0) / 1000).toFixed(1);
+  const running = (await must("routes", api("GET", "/route?results_per_page=1000"))).objects.filter((r) => r.status === 3);
+  const open = running.flatMap((r) => r.deliveries.filter((d) => d.status === 1));
+  seconds = performance.now();
+  const replan = await must("replan", api("POST", `/calcroute/replan?async=true&time_budget_seconds=${values.seconds}`, {}), 202);
+  const replanState = await untilDone(replan.process_id);
+  const replanMs = performance.now() - seconds;
+  const replanned = (await must("replanned", api("GET", `/process/status/${replan.process_id}/final?response_data=base`))).objects;
+  const left = JSON.parse(replanState.routing.meta).unassigned_deliveries?.length ?? 0;
+  const fresh = await company();
+  const freshApi = (method, path, body) => call(method, `/${fresh.slug}/api${path}`, { body, token: fresh.token });
+  for (let i = 0; i < tours; i++) await must("vehicle", freshApi("POST", "/vehicle", { name: `Van ${i + 1}`, capacity_1: perTour }));
+  const same = open.map((d) => ({ lng: d.delivery_address.coordinates[0], lat: d.delivery_address.coordinates[1], ...window, els: 3, load: d.load ?? 0 }));
+  seconds = performance.now();
+  const freshRun = await must("fresh plan", freshApi("POST", `/calcroute/optimized/timewindow?async=true&time_budget_seconds=${values.seconds}&num_vehicles=${tours}&objective=cost`, { deliverydata: same }), 202);
+  await untilDone(freshRun.process_id, freshApi);
+  const freshMs = performance.now() - seconds;
+  const freshRoutes = (await must("fresh routes", freshApi("GET", `/process/status/${freshRun.process_id}/final?response_data=base`))).objects;
+  console.log(
+    `re-plan of ${running.length} tours on the way (${open.length} open stops, ${values.seconds} s search): ${(replanMs / 1000).toFixed(1)} s, ` +
+      `${replanned.length} tours, ${km(running)} km planned before -> ${km(replanned)} km (from the drivers' positions), ${left} left open`,
+  );
+  console.log(`fresh plan of the same ${same.length} stops from the depot, same vans and search: ${(freshMs / 1000).toFixed(1)} s, ${freshRoutes.length} tours, ${km(freshRoutes)} km`);
   console.log(`dry run over ${tours} tours on the way (${perTour} stops each): ${figures(dry)}; ${(priced / dry.length).toFixed(0)} tours priced, ${(feasible / dry.length).toFixed(0)} could take it`);
   console.log(`insertion written (route replaced): ${figures(writes)}; added ${added.map((m) => `${(m / 1000).toFixed(1)} km`).join(", ")}`);
 } finally {
