@@ -81,6 +81,22 @@ describe("a new order into the best running tour", () => {
     expect((await co.api("GET", `/delivery/${far}`)).body.status).toBe(0);
   });
 
+  it("counts the skills of each route's driver: a refrigerated order goes to the route whose driver is trained for it", async () => {
+    const co = await createCompany();
+    const { west, east } = await twoRunningTours(co);
+    expect((await co.api("PATCH", `/driver/${west.driver.id}`, { body: { skills: ["refrigerated"] } })).status).toBe(200);
+    const address = await insertAddress(co.id, { lng: lngOf(3.5), lat: 52.5317 });
+    const cold = (await co.api("POST", "/delivery", { body: { deliverylocation_id: address, ...openNow(), els: 5, required_skills: ["refrigerated"] } })).body.id as number;
+    const answer = await co.api("POST", "/calcroute/insert", { body: { deliveryids: [cold], dry_run: true } });
+    expect(answer.status, answer.text).toBe(200);
+    // East is nearer, but only west's driver may take it.
+    const [insertion] = answer.body.insertions;
+    expect(insertion.route_id).toBe(west.routeId);
+    const refused = insertion.candidates.find((c: Candidate) => c.route_id === east.routeId);
+    expect(refused.feasible).toBe(false);
+    expect(refused.reason).toContain("refrigerated");
+  });
+
   it("refuses deliveries that are unknown or already on a route, and routes of another company", async () => {
     const co = await createCompany();
     const { east } = await twoRunningTours(co);

@@ -213,8 +213,13 @@ export function fleetSkills(spec: VehicleSpec, params: RoutingParams): string[] 
   return skillSet([...(spec.skills ?? []), ...driverSkills]);
 }
 
-/** The driver bound to a vehicle whose own records count for its tour (with `assign_drivers`, an available driver), or null. */
+/**
+ * The driver bound to a vehicle whose own records count for its tour, or null: a replaced route's driver (an update,
+ * an insertion, a re-plan: that driver drives it), else with `assign_drivers` an available driver.
+ */
 const boundDriver = (spec: VehicleSpec, params: RoutingParams) => {
+  const replaced = params.replan?.routes.find((r) => r.vehicle === spec.name) ?? params.replaces;
+  if (replaced) return replaced.driverId;
   const driver = spec.driver_id ?? null;
   return params.assignDrivers && driver !== null && params.driverIds.includes(driver) ? driver : null;
 };
