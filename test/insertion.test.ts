@@ -97,6 +97,24 @@ describe("a new order into the best running tour", () => {
     expect(refused.reason).toContain("refrigerated");
   });
 
+  it("keeps a tour area with its driver: an order in the area goes to that driver's route, though another is nearer", async () => {
+    const co = await createCompany();
+    const { west, east } = await twoRunningTours(co);
+    const [x, y] = [lngOf(-3.5), 52.5317];
+    const square = [[[x - 0.01, y - 0.01], [x + 0.01, y - 0.01], [x + 0.01, y + 0.01], [x - 0.01, y + 0.01], [x - 0.01, y - 0.01]]];
+    await co.d1
+      .prepare("INSERT INTO tour_areas (company_id, areaname, driver_id, geom) VALUES (?, 'Far West', ?, ?)")
+      .bind(co.id, east.driver.id, JSON.stringify({ type: "MultiPolygon", coordinates: [square] }))
+      .run();
+    const inArea = await deliveryAt(co, -3.5);
+    const answer = await co.api("POST", "/calcroute/insert", { body: { deliveryids: [inArea], dry_run: true } });
+    expect(answer.status, answer.text).toBe(200);
+    const [insertion] = answer.body.insertions;
+    expect(insertion.route_id).toBe(east.routeId);
+    const refused = insertion.candidates.find((c: Candidate) => c.route_id === west.routeId);
+    expect(refused).toMatchObject({ feasible: false, reason: expect.stringContaining("Far West") });
+  });
+
   it("refuses deliveries that are unknown or already on a route, and routes of another company", async () => {
     const co = await createCompany();
     const { east } = await twoRunningTours(co);

@@ -7,7 +7,7 @@
 import { and, eq } from "drizzle-orm";
 import { cheapestInsertion } from "../../../solver";
 import type { Company, Db } from "../../context";
-import { deliveries, routes } from "../../db/schema";
+import { addresses, deliveries, routes } from "../../db/schema";
 import { OPEN_DELIVERY_STATUSES } from "../../domain/states";
 import type { Env } from "../../env";
 import { ApiError, conflict, unprocessable } from "../../errors";
@@ -15,7 +15,7 @@ import { formatDateTime, parseDateTime } from "../../lib/time";
 import { inList } from "../../db/sql";
 import { updateRequest, updateRoute } from "./edit";
 import { prepareRouting } from "./request";
-import { plannedProblem } from "./run";
+import { companyTourAreas, plannedProblem, tourAreaAt } from "./run";
 import { givenRoutes, runningRoutesOfDay } from "./route-state";
 import type { RoutingOutcome } from "./outcome";
 import type { DeliveryInsertion, InsertionCandidate } from "../../../shared/contract/routing";
@@ -77,20 +77,22 @@ export async function insertDeliveries(
   apiBase: string,
 ): Promise<{ insertions: DeliveryInsertion[]; processIds: string[] }> {
   const rows = await db
-    .select({ id: deliveries.id, status: deliveries.status, pdt_from: deliveries.pdt_from, route_id: deliveries.route_id })
+    .select({ id: deliveries.id, status: deliveries.status, pdt_from: deliveries.pdt_from, route_id: deliveries.route_id, lng: addresses.lng, lat: addresses.lat })
     .from(deliveries)
+    .leftJoin(addresses, eq(addresses.id, deliveries.deliverylocation_id))
     .where(and(eq(deliveries.company_id, company.id), inList(deliveries.id, deliveryIds)));
   const missing = deliveryIds.filter((id) => !rows.some((r) => r.id === id));
   if (missing.length) throw unprocessable(`Unknown deliveries: ${missing.join(", ")}`, "deliveryids");
   const closed = rows.filter((r) => !OPEN_DELIVERY_STATUSES.includes(r.status));
   if (closed.length) throw conflict(`Deliveries not open for routing: ${closed.map((r) => r.id).join(", ")}`, "deliveryids");
 
+  const areas = await companyTourAreas(db, company.id);
   const insertions: DeliveryInsertion[] = [];
   const processIds: string[] = [];
   for (const deliveryId of deliveryIds) {
     const delivery = rows.find((r) => r.id === deliveryId)!;
     const candidates = await candidateRoutes(db, company, delivery.pdt_from, options.routeIds);
-    const priced = await Promise.all(candidates.map((route) => priceOn(env, db, company, route, deliveryId)));
+    const priced = (await Promise.all(candidates.map((route) => priceOn(env, db, company, route, deliveryId)))).map(inItsArea(delivery, areas));
     priced.sort(byCost);
     const best = priced[0]?.feasible ? priced[0] : undefined;
     const answer = priced.map(({ order: _, ...c }) => c);
@@ -113,6 +115,19 @@ export async function insertDeliveries(
     insertions.push({ delivery_id: deliveryId, route_id: best.route_id, new_route_id: written?.id ?? null, candidates: answer });
   }
   return { insertions, processIds };
+}
+
+/**
+ * A delivery in a tour area whose driver drives one of the routes priced goes to that driver's route: the others
+ * are refused with the reason (as planning with `usearea` keeps an area on its driver's tour).
+ */
+function inItsArea(delivery: { lng: number | null; lat: number | null }, areas: Awaited<ReturnType<typeof companyTourAreas>>) {
+  const area = delivery.lng !== null && delivery.lat !== null ? tourAreaAt(areas, { lng: delivery.lng, lat: delivery.lat }) : undefined;
+  return (c: InsertionCandidate & { order?: number[] }, _: number, all: InsertionCandidate[]) => {
+    if (!area || area.driver_id === null || !all.some((o) => o.driver_id === area.driver_id) || c.driver_id === area.driver_id || !c.feasible) return c;
+    const name = area.areaname ?? `tour area ${area.id}`;
+    return { ...c, feasible: false, added_distance: null, added_cost: null, orderindex: null, tdt: null, reason: `lies in ${name}, whose driver drives another of these routes` };
+  };
 }
 
 /** A write that did not happen: a route changed meanwhile (409), or its tour refused after all (422). */

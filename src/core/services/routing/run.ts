@@ -57,13 +57,19 @@ export async function loadPlannedDeliveries(db: Db, companyId: number, params: R
     return r && r.lng !== null && r.lat !== null ? [{ ...r, lng: r.lng, lat: r.lat }] : [];
   });
   if (params.useArea) {
-    const areas = await db.select({ id: tourAreas.id, geom: tourAreas.geom }).from(tourAreas).where(eq(tourAreas.company_id, companyId));
-    for (const d of planned as PlannedDelivery[]) {
-      const area = areas.find((a) => a.geom && booleanPointInPolygon([d.lng, d.lat], a.geom));
-      d.areaId = area?.id ?? null;
-    }
+    const areas = await companyTourAreas(db, companyId);
+    for (const d of planned as PlannedDelivery[]) d.areaId = tourAreaAt(areas, d)?.id ?? null;
   }
   return planned;
+}
+
+/** The company's tour areas with their bound drivers and shapes. */
+export const companyTourAreas = (db: Db, companyId: number) =>
+  db.select({ id: tourAreas.id, areaname: tourAreas.areaname, driver_id: tourAreas.driver_id, geom: tourAreas.geom }).from(tourAreas).where(eq(tourAreas.company_id, companyId));
+
+/** The tour area a point lies in (the first of them), or undefined. */
+export function tourAreaAt<A extends { geom: { type: "MultiPolygon"; coordinates: number[][][][] } | null }>(areas: A[], point: { lng: number; lat: number }): A | undefined {
+  return areas.find((a) => a.geom && booleanPointInPolygon([point.lng, point.lat], a.geom));
 }
 
 /** The solver's problem of a routing request: its deliveries as stored now, on the clock from `origin`, with the road engine's matrices when one is configured. */
