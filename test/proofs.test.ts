@@ -117,6 +117,20 @@ describe("proof of delivery", () => {
     expect((await proofEvents(co.id)).at(-1)).toMatchObject({ id: deliveryId, status: 3, proof: { recipient: true, far_from_address: true } });
   });
 
+  it("the report's position takes the interface's GeoJSON point (accuracy beside it) as POST /drivertracking does; a mix of both forms is refused", async () => {
+    const { co, driver, deliveryId } = await onTheWay();
+    const mixed = await co.api("POST", `/deliverydone/${deliveryId}`, { token: driver.token, body: { status: "delivered", position: { type: "Point", lat: DEST.lat, lng: DEST.lng } } });
+    expect(mixed.status).toBe(422);
+    expect((await co.api("GET", `/delivery/${deliveryId}`)).body.status).toBe(1);
+    const point = { type: "Point", coordinates: [DEST.lng, DEST.lat + 0.00045], accuracy: 8 };
+    const reported = await co.api("POST", `/deliverydone/${deliveryId}`, { token: driver.token, body: { status: "delivered", position: point } });
+    expect(reported.status, reported.text).toBe(200);
+    const [proof] = (await co.api("GET", `/delivery/${deliveryId}/proof`)).body.objects;
+    expect(proof.position).toEqual({ lat: DEST.lat + 0.00045, lng: DEST.lng, accuracy: 8 });
+    expect(proof.distance_m).toBeGreaterThan(45);
+    expect(proof.distance_m).toBeLessThan(55);
+  });
+
   it("checks the real bytes: a non-image is a 422, a file over the limit a 413, and nothing is stored", async () => {
     const { co, driver, deliveryId } = await onTheWay();
     const fake = await upload(co, deliveryId, driver.token, { photo: new Blob(["<html>not a picture</html>"], { type: "image/jpeg" }) });

@@ -3,6 +3,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { RouteSchema } from "../schemas/routes";
 import { loadDelivery } from "../../core/services/delivery-writes";
 import { DeliverySchema } from "../schemas/deliveries";
+import { TrackingPoint } from "../schemas/tracking";
 import type { LifecycleOp } from "../../core/coordinator/changes";
 import { ApiError } from "../../core/errors";
 import { allOnOnePage } from "../../core/db/list";
@@ -16,6 +17,18 @@ import { publicBase } from "./company";
 import { loadRouteRecordJson } from "../../core/services/route-records";
 import { updateEtas } from "../../core/services/route-lifecycle";
 import { FAR_FROM_ADDRESS_METERS, PROOF_LIMITS } from "../../core/services/proofs";
+
+const Accuracy = z.number().min(0).max(100_000).optional();
+
+/** Where a report is made: the interface's GeoJSON point with `accuracy` beside it, or the older `{lat, lng, accuracy}`. */
+const ReportPosition = z.union([
+  TrackingPoint.extend({ accuracy: Accuracy }),
+  z.object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180), accuracy: Accuracy }),
+]);
+
+/** A report's position in the one form the proof keeps. */
+const positionOf = (p: z.infer<typeof ReportPosition>) =>
+  "coordinates" in p ? { lng: p.coordinates[0], lat: p.coordinates[1], ...(p.accuracy !== undefined ? { accuracy: p.accuracy } : {}) } : p;
 
 const RouteStatusValue = z
   .number()
@@ -82,10 +95,11 @@ const deliveryDone = apiRoute({
         status: z.enum(["delivered", "undelivered"]),
         drivernotes: z.string().max(2000).optional(),
         reported_at: z.string().max(40).optional().openapi({ format: "date-time", description: "Beyond the interface documents: when the driver reported, by the phone (a report sent later, after the phone was offline, keeps its time). Sets `atd` (and `ata` when empty) instead of the server's time. At most 2 minutes ahead of the server's clock and not before the route went on the way (422)." }),
-        position: z
-          .object({ lat: z.number().min(-90).max(90), lng: z.number().min(-180).max(180), accuracy: z.number().min(0).max(100_000).optional() })
-          .optional()
-          .openapi({ description: `Beyond the interface documents: where the report is made (the phone's position, \`accuracy\` in metres). Kept with the proof of delivery; a report more than ${FAR_FROM_ADDRESS_METERS} m from the delivery address is flagged \`far_from_address\`.` }),
+        position: ReportPosition.optional().openapi({
+          description:
+            `Beyond the interface documents: where the report is made, the phone's position as everywhere in the interface: a GeoJSON point (as \`POST /drivertracking\`) with \`accuracy\` in metres beside its coordinates; ` +
+            `\`{lat, lng, accuracy}\` is taken too (the first form this call had). Kept with the proof of delivery; a report more than ${FAR_FROM_ADDRESS_METERS} m from the delivery address is flagged \`far_from_address\`.`,
+        }),
         recipient: z.string().max(PROOF_LIMITS.recipientChars).optional().openapi({ description: "Beyond the interface documents: name of the person who received the delivery (proof of delivery)." }),
         scancode: z.string().max(PROOF_LIMITS.scancodeChars).optional().openapi({ description: "Beyond the interface documents: the code scanned (or typed) at the door; the proof records whether it is the delivery's own `scancode` (`scan_match`). A mismatch does not refuse the report: the driver app warns before, the console shows it after." }),
       }),
@@ -154,7 +168,8 @@ export const lifecycleRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validation
   .openapi(deliveryDone, async (c) => {
     const company = c.get("company");
     const { delivery_id } = c.req.valid("param");
-    const { status, drivernotes, ...extras } = c.req.valid("json");
+    const { status, drivernotes, position, ...rest } = c.req.valid("json");
+    const extras = { ...rest, ...(position ? { position: positionOf(position) } : {}) };
     await apply(c.env, company.id, { kind: "report", company, actor: c.get("user"), deliveryId: delivery_id, outcome: status, drivernotes, base: publicBase(c), extras });
     const row = await loadDelivery(c.get("db"), company.id, delivery_id);
     return c.json((await presentDeliveries(c.get("db"), company.id, [row]))[0], 200);
