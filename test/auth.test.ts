@@ -1,4 +1,5 @@
 import { env } from "cloudflare:test";
+import { randomBytes, scryptSync } from "node:crypto";
 import { SignJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type TestCompany, call, createCompany } from "./helpers";
@@ -19,6 +20,25 @@ describe("authentication", () => {
   it("accepts a valid token with the JWT prefix", async () => {
     const res = await get(a.slug, { Authorization: `JWT ${a.dispatcher.token}` });
     expect(res.status).toBe(200);
+  });
+
+  it("hashes with OWASP's scrypt parameters (N 2^14, r 8, p 5) and replaces a weaker stored hash at the next successful login", async () => {
+    const co = await createCompany();
+    const hashOf = async () => (await env.DB.prepare("SELECT password_hash FROM users WHERE company_id = ? AND email = ?").bind(co.id, co.dispatcher.email).first<{ password_hash: string }>())!.password_hash;
+    expect(await hashOf()).toMatch(/^scrypt\$16384\$8\$5\$/);
+    // A hash made with p = 1, as before: the login still works, and afterwards the hash is today's.
+    const salt = randomBytes(16);
+    const weak = `scrypt$16384$8$1$${salt.toString("base64")}$${scryptSync(co.dispatcher.password.normalize("NFKC"), salt, 32, { N: 16384, r: 8, p: 1 }).toString("base64")}`;
+    await env.DB.prepare("UPDATE users SET password_hash = ? WHERE company_id = ? AND email = ?").bind(weak, co.id, co.dispatcher.email).run();
+    const wrong = await call("POST", `/${co.slug}/auth`, { body: { email: co.dispatcher.email, password: "not the password" } });
+    expect(wrong.status).toBe(403);
+    expect(await hashOf()).toBe(weak);
+    expect((await call("POST", `/${co.slug}/auth`, { body: { email: co.dispatcher.email, password: co.dispatcher.password } })).status).toBe(200);
+    const replaced = await hashOf();
+    expect(replaced).toMatch(/^scrypt\$16384\$8\$5\$/);
+    expect(replaced).not.toBe(weak);
+    expect((await call("POST", `/${co.slug}/auth`, { body: { email: co.dispatcher.email, password: co.dispatcher.password } })).status).toBe(200);
+    expect(await hashOf()).toBe(replaced);
   });
 
   it("logs in with a case-insensitive email", async () => {

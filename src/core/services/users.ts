@@ -3,7 +3,7 @@ import { type SQL, and, eq } from "drizzle-orm";
 import { users } from "../db/schema";
 import type { Env } from "../env";
 import { forbidden } from "../errors";
-import { generateCode, hashCode, hashPassword, randomHtmlColor, verifyPassword } from "../lib/crypto";
+import { generateCode, hashCode, hashPassword, needsRehash, randomHtmlColor, verifyPassword } from "../lib/crypto";
 import { nowIso } from "../lib/time";
 import { issueToken } from "../lib/tokens";
 import { invitationEmail } from "./messages";
@@ -90,6 +90,13 @@ export async function login(env: Env, db: Db, company: Company, email: string, p
     .where(and(eq(users.company_id, company.id), eq(users.email, email.toLowerCase())));
   const ok = await verifyPassword(password, user?.password_hash ?? null);
   if (!ok || !user || !user.confirmed_at) throw forbidden("Invalid credentials");
+  // A hash of older, weaker parameters is replaced now that the password is known (unless it changed meanwhile).
+  if (user.password_hash && needsRehash(user.password_hash)) {
+    await db
+      .update(users)
+      .set({ password_hash: await hashPassword(password) })
+      .where(and(eq(users.company_id, company.id), eq(users.id, user.id), eq(users.password_hash, user.password_hash)));
+  }
   return issueToken(env, { id: user.id, role: user.usertype, companyId: company.id });
 }
 
