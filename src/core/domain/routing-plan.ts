@@ -98,8 +98,6 @@ export interface RouteReplacement {
   driverId: number | null;
   ast: string | null;
   htmlcolor: string | null;
-  /** Deliveries taken off the route by the update (they return to the pool). */
-  released: number[];
   /** The route's unfinished deliveries as the update read them: the write is a compare-and-set on them. */
   onRoute: number[];
   previousDeliveries: number[];

@@ -238,16 +238,23 @@ export const listUpdateableRoutes = (db: Db, companyId: number, params: ListPara
   listObjects(db, routeList(updateableScope(companyId), routeRecordColumns, (rows) => presentRouteMetadata(db, companyId, rows)), params);
 
 /**
+ * `with chain(id, replaces, depth)`: a route and the routes it replaced, one after the other (depth 0 the route itself), for
+ * a query that reads what the driver did on the whole tour.
+ */
+export const replacedChain = (companyId: number, routeId: number) => sql`
+  with recursive chain(id, replaces, depth) as (
+    select ${routes.id}, ${routes.replaces}, 0 from ${routes} where ${routes.company_id} = ${companyId} and ${routes.id} = ${routeId}
+    union all
+    select r.id, r.replaces, chain.depth + 1 from ${routes} r join chain on r.id = chain.replaces where r.company_id = ${companyId}
+  )`;
+
+/**
  * The last stop the driver reported (delivered or undelivered) on a route or the routes it replaced (an update's
  * route continues them): where it is and when it was reported (`atd`), or undefined before the first report.
  */
 export async function lastReportedStop(db: Db, companyId: number, routeId: number): Promise<{ lng: number; lat: number; at: string | null } | undefined> {
   const [stop] = await db.all<{ lng: number; lat: number; at: string | null }>(sql`
-    with recursive chain(id, replaces) as (
-      select ${routes.id}, ${routes.replaces} from ${routes} where ${routes.company_id} = ${companyId} and ${routes.id} = ${routeId}
-      union all
-      select r.id, r.replaces from ${routes} r join chain on r.id = chain.replaces where r.company_id = ${companyId}
-    )
+    ${replacedChain(companyId, routeId)}
     select a.lng as lng, a.lat as lat, coalesce(d.atd, d.ata) as at from ${deliveries} d join ${addresses} a on a.id = d.deliverylocation_id
     where d.company_id = ${companyId} and d.route_id in (select id from chain)
       and d.status in (${DeliveryStatus.delivered}, ${DeliveryStatus.undelivered}) and a.lng is not null and a.lat is not null

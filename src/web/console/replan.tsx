@@ -8,7 +8,7 @@ import { useState } from "preact/hooks";
 import { type Api, errorText } from "../shared/api";
 import { Alert } from "../shared/shell";
 import { ProcessProgress, type ProcessView, startedProcess } from "./process";
-import { RouteStatus } from "../../shared/contract/states";
+import { RUNNING_ROUTE_STATUSES } from "../../shared/contract/states";
 import type { Route } from "../shared/types";
 
 /** Starts a re-plan (the day's running routes, or the hand-over of one) and answers its process to follow. */
@@ -17,8 +17,7 @@ export async function startReplan(api: Api, body: { handover_route_id?: number; 
   return startedProcess(res.process_id, "replan");
 }
 
-/** Routes a re-plan takes: a driver has them or drives them. */
-const isRunning = (r: Route) => r.status >= RouteStatus.assigned && r.status <= RouteStatus.ontheway;
+const isRunning = (r: Route) => RUNNING_ROUTE_STATUSES.includes(r.status);
 
 export function Replan({ api, routes, process, onProcess }: { api: Api; routes: Route[]; process: ProcessView | null; onProcess: (p: ProcessView) => void }) {
   const running = routes.filter(isRunning).length;

@@ -4,13 +4,14 @@ import { routingVariants } from "../../core/services/routing/variants";
 import { moveDelivery, updateRoute } from "../../core/services/routing/edit";
 import { insertDeliveries } from "../../core/services/routing/insert";
 import { REPLAN_ROUNDS, startReplan } from "../../core/services/routing/replan";
-import { routeStatus } from "../../core/services/routing/route-state";
+import { givenRoutes } from "../../core/services/routing/route-state";
 import { RouteStatus } from "../../shared/contract/states";
-import { type RoutingOutcome, processRoutes, processState } from "../../core/services/routing/outcome";
+import { processRoutes, processState, refusal } from "../../core/services/routing/outcome";
 import { startRouting } from "../../core/services/routing/request";
 import { RoutingVariantSchema } from "../schemas/routing";
 import { RouteLineString, RouteSchema } from "../schemas/routes";
 import type { AppEnv } from "../app-env";
+import type { Db } from "../../core/context";
 import { conflict, notFound, unprocessable } from "../../core/errors";
 import { PROCESS_ACTIONS } from "../../core/coordinator/processes";
 import { validationHook } from "../errors";
@@ -356,13 +357,11 @@ const cancelProcess = apiRoute({
 
 const wantsRoutes = (responseData?: string) => responseData === "base" || responseData === "all";
 
-function failure(outcome: Extract<RoutingOutcome, { ok: false }>): never {
-  if (outcome.conflict) throw conflict(outcome.error, "route_id");
-  const ids = outcome.unassigned?.map((u) => u.delivery_id) ?? [];
-  throw unprocessable(
-    outcome.unassigned ? `${outcome.error}: ${outcome.unassigned.map((u) => `${u.delivery_id} (${u.remedy})`).join("; ")}` : outcome.error,
-    ids.length ? ids.map(String) : "deliveryids",
-  );
+/** Runs a registered routing process in the request (`async=false`); a run that wrote nothing is refused. */
+async function runInRequest(env: AppEnv["Bindings"], db: Db, companyId: number, processId: string, apiBaseUrl: string, cancelled: string) {
+  const outcome = await runRouting(env, db, companyId, processId, `sync:${processId}`, apiBaseUrl);
+  if (!outcome) throw conflict(cancelled, "process_id");
+  if (!outcome.ok) refusal(outcome);
 }
 
 export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
@@ -378,9 +377,7 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
       await c.env.ROUTING_QUEUE.send(job);
       return c.json({ process_id: processId }, 202);
     }
-    const outcome = await runRouting(c.env, db, company.id, processId, `sync:${processId}`, job.apiBase);
-    if (outcome && !outcome.ok) failure(outcome);
-    if (!outcome) throw conflict("The routing was cancelled: no route was written", "process_id");
+    await runInRequest(c.env, db, company.id, processId, job.apiBase, "The routing was cancelled: no route was written");
     return c.json(await processRoutes(db, company.id, processId, query.response_data === "all"), 200);
   })
   .openapi(updateRouteRoute, async (c) => {
@@ -388,7 +385,7 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     const company = c.get("company");
     const { add_deliveryids, del_deliveryids } = c.req.valid("json");
     const { processId, outcome } = await updateRoute(c.env, db, company, c.get("user").id, c.req.valid("param").route_id, add_deliveryids, del_deliveryids, apiBase(c));
-    if (outcome && !outcome.ok) failure(outcome);
+    if (outcome && !outcome.ok) refusal(outcome);
     const result = await processRoutes(db, company.id, processId, true);
     return c.json(result.objects[0], 200);
   })
@@ -397,7 +394,7 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     const company = c.get("company");
     const { delivery_id, from_route_id, to_route_id } = c.req.valid("json");
     const { processIds, outcome } = await moveDelivery(c.env, db, company, c.get("user").id, delivery_id, from_route_id, to_route_id, apiBase(c));
-    if (outcome && !outcome.ok) failure(outcome);
+    if (outcome && !outcome.ok) refusal(outcome);
     if (!outcome) throw conflict("The move was cancelled: nothing was moved", "process_id");
     const [from, to] = await Promise.all(processIds.map(async (pid) => (await processRoutes(db, company.id, pid, true)).objects[0]));
     return c.json({ from_route: from, to_route: to ?? null }, 200);
@@ -422,13 +419,12 @@ export const routingRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
       await c.env.ROUTING_QUEUE.send(job);
       return c.json({ process_id: processId }, 202);
     }
-    const outcome = await runRouting(c.env, db, company.id, processId, `sync:${processId}`, job.apiBase);
-    if (outcome && !outcome.ok) failure(outcome);
-    if (!outcome) throw conflict("The re-plan was cancelled: nothing was written", "process_id");
+    await runInRequest(c.env, db, company.id, processId, job.apiBase, "The re-plan was cancelled: nothing was written");
     const state = await processState(c.env, db, company.id, processId);
     const meta = JSON.parse(state.routing.meta) as { unassigned_deliveries?: { delivery_id: number; reason: string; remedy: string }[] };
-    const retired = [...(params.replan?.request.routeIds ?? []), ...(params.replan?.request.handoverRouteId ? [params.replan.request.handoverRouteId] : [])];
-    const cancelled = (await Promise.all(retired.map(async (id) => [id, (await routeStatus(db, company.id, id)) === RouteStatus.cancelled] as const))).filter(([, gone]) => gone).map(([id]) => id);
+    const request = params.replan!.request;
+    const retired = await givenRoutes(db, company, [...request.routeIds, ...(request.handoverRouteId !== null ? [request.handoverRouteId] : [])]);
+    const cancelled = retired.filter((r) => r.status === RouteStatus.cancelled).map((r) => r.id);
     return c.json({ process_id: processId, routes: (await processRoutes(db, company.id, processId, true)).objects, cancelled_route_ids: cancelled, unassigned: meta.unassigned_deliveries ?? [] }, 200);
   })
   .openapi(variantsRoute, async (c) => {

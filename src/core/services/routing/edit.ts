@@ -90,7 +90,7 @@ export async function updateRequest(db: Db, company: Company, routeIdToUpdate: n
     throw conflict(`Route ${route.id} changed while the insertion was computed; ask again`, "route_id");
   }
 
-  const replacement: RouteReplacement = { ...read, released: del, ...(move ? { move } : {}) };
+  const replacement: RouteReplacement = { ...read, ...(move ? { move } : {}) };
   const body: RoutingRequest = { deliveryids: order ?? deliveryids, startaddress_id: route.routebase_address_id, ...(order ? { fix_order: true } : {}) };
   return { route, body, options: { ...plannedOptions(route), num_vehicles: 1, nameprefix: route.custom_id ?? undefined }, replacement };
 }

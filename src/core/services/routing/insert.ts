@@ -17,7 +17,7 @@ import { updateRequest, updateRoute } from "./edit";
 import { prepareRouting } from "./request";
 import { companyTourAreas, plannedProblem, tourAreaAt } from "./run";
 import { givenRoutes, runningRoutesOfDay } from "./route-state";
-import type { RoutingOutcome } from "./outcome";
+import { refusal } from "./outcome";
 import type { DeliveryInsertion, InsertionCandidate } from "../../../shared/contract/routing";
 
 /** Cheapest first; routes that cannot take it last, in route order. */
@@ -109,7 +109,8 @@ export async function insertDeliveries(
       continue;
     }
     const { processId, outcome } = await updateRoute(env, db, company, userId, best.route_id, [deliveryId], [], apiBase, best.order);
-    refuseUnless(outcome);
+    if (!outcome) throw conflict("The insertion was cancelled: nothing was changed", "route_id");
+    if (!outcome.ok) refusal(outcome);
     const [written] = await db.select({ id: routes.id }).from(routes).where(and(eq(routes.company_id, company.id), eq(routes.process_id, processId)));
     processIds.push(processId);
     insertions.push({ delivery_id: deliveryId, route_id: best.route_id, new_route_id: written?.id ?? null, candidates: answer });
@@ -128,14 +129,6 @@ function inItsArea(delivery: { lng: number | null; lat: number | null }, areas: 
     const name = area.areaname ?? `tour area ${area.id}`;
     return { ...c, feasible: false, added_distance: null, added_cost: null, orderindex: null, tdt: null, reason: `lies in ${name}, whose driver drives another of these routes` };
   };
-}
-
-/** A write that did not happen: a route changed meanwhile (409), or its tour refused after all (422). */
-function refuseUnless(outcome: RoutingOutcome | null): void {
-  if (!outcome) throw conflict("The insertion was cancelled: nothing was changed", "route_id");
-  if (outcome.ok) return;
-  if (outcome.conflict) throw conflict(`${outcome.error}; ask again`, "route_id");
-  throw unprocessable(outcome.error, "deliveryids");
 }
 
 /** The routes to price: the given ones, else the running routes whose day (their planned start) is the delivery's. */

@@ -7,7 +7,7 @@ import { allOnOnePage } from "../../db/list";
 import { processes, routes } from "../../db/schema";
 import type { PlannedRoute, RoutingParams } from "../../domain/routing-plan";
 import type { Env } from "../../env";
-import { notFound } from "../../errors";
+import { conflict, notFound, unprocessable } from "../../errors";
 import { companyStub } from "../live";
 import { presentRoutes } from "../route-records";
 
@@ -35,6 +35,16 @@ export interface UnassignedDelivery {
   delivery_id: number;
   reason: string;
   remedy: string;
+}
+
+/** A run that wrote nothing, as the refusal of the request that ran it: 409 when a route changed meanwhile, else 422 naming what could not be placed with the remedies. */
+export function refusal(outcome: Extract<RoutingOutcome, { ok: false }>): never {
+  if (outcome.conflict) throw conflict(outcome.error, "route_id");
+  const ids = outcome.unassigned?.map((u) => u.delivery_id) ?? [];
+  throw unprocessable(
+    outcome.unassigned ? `${outcome.error}: ${outcome.unassigned.map((u) => `${u.delivery_id} (${u.remedy})`).join("; ")}` : outcome.error,
+    ids.length ? ids.map(String) : "deliveryids",
+  );
 }
 
 /** Marks a process failed with the reason, unless its run `attempt` lost the claim. */

@@ -14,7 +14,8 @@ import type { Env } from "../../env";
 import { conflict, unprocessable } from "../../errors";
 import { inList } from "../../db/sql";
 import { parseDateTime } from "../../lib/time";
-import { RUNNING_ROUTE_STATUSES, givenRoutes, plannedOptions, routeAsRead, runningRoutesOfDay } from "./route-state";
+import { givenRoutes, plannedOptions, routeAsRead, runningRoutesOfDay } from "./route-state";
+import { RUNNING_ROUTE_STATUSES } from "../../../shared/contract/states";
 import { prepareRouting, registerRouting } from "./request";
 
 /** How often a re-plan plans again when its write finds a route changed, before it gives up (the process fails). */

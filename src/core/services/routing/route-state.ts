@@ -9,16 +9,13 @@ import type { Company, Db } from "../../context";
 import { deliveries, routes } from "../../db/schema";
 import { inList } from "../../db/sql";
 import type { RouteReplacement, StartFrom } from "../../domain/routing-plan";
-import { DeliveryStatus, RouteStatus } from "../../../shared/contract/states";
+import { DeliveryStatus, RUNNING_ROUTE_STATUSES, RouteStatus } from "../../../shared/contract/states";
 import { dayAt } from "../../../shared/wall-clock";
 import { notFound } from "../../errors";
 import { parseDateTime } from "../../lib/time";
-import { lastReportedStop } from "../route-records";
+import { lastReportedStop, replacedChain } from "../route-records";
 import { latestPositions } from "../tracking-positions";
 import type { RoutingOptions } from "./request";
-
-/** The routes an insertion considers by default: those a driver has or drives (not new ones without a driver). */
-export const RUNNING_ROUTE_STATUSES: readonly number[] = [RouteStatus.assigned, RouteStatus.accepted, RouteStatus.ontheway];
 
 /** The options a route's run was planned with, again (routes planned before they were kept: today's defaults, a round trip by car). */
 export function plannedOptions(route: typeof routes.$inferSelect): RoutingOptions {
@@ -53,7 +50,6 @@ export async function routeAsRead(db: Db, companyId: number, route: typeof route
     driverId: route.driver_id,
     ast: route.ast,
     htmlcolor: route.htmlcolor,
-    released: [],
     onRoute: onRoute.map((d) => d.id),
     previousDeliveries: route.previous_deliveries,
     vehicleId: route.vehicle_id,
@@ -75,11 +71,7 @@ export async function workedSoFar(db: Db, companyId: number, route: typeof route
   const started = route.ast ? parseDateTime(route.ast) : null;
   if (started === null || started >= now) return undefined;
   const chain = await db.all<{ creationtime: string; breaks: string }>(sql`
-    with recursive chain(id, replaces, depth) as (
-      select ${routes.id}, ${routes.replaces}, 0 from ${routes} where ${routes.company_id} = ${companyId} and ${routes.id} = ${route.id}
-      union all
-      select r.id, r.replaces, chain.depth + 1 from ${routes} r join chain on r.id = chain.replaces where r.company_id = ${companyId}
-    )
+    ${replacedChain(companyId, route.id)}
     select r.creationtime as creationtime, r.breaks as breaks from chain join ${routes} r on r.id = chain.id order by chain.depth`);
   // Each route's breaks count up to when the route after it replaced it (the newest: up to now).
   const taken = chain.flatMap((r, k) => {
@@ -126,10 +118,4 @@ export async function runningRoutesOfDay(db: Db, company: Company, dayMs: number
   const day = (ms: number) => dayAt(ms, company.timezone);
   const running = await db.select().from(routes).where(and(eq(routes.company_id, company.id), inArray(routes.status, [...RUNNING_ROUTE_STATUSES])));
   return running.filter((r) => day((r.tst_from ? parseDateTime(r.tst_from) : null) ?? Date.now()) === day(dayMs));
-}
-
-/** A route's status now, or null when the company has no such route. */
-export async function routeStatus(db: Db, companyId: number, routeId: number): Promise<number | null> {
-  const [row] = await db.select({ status: routes.status }).from(routes).where(and(eq(routes.company_id, companyId), eq(routes.id, routeId)));
-  return row?.status ?? null;
 }
