@@ -11,7 +11,7 @@
  * Through the public API: positions (POST /drivertracking, with a webhook
  * wanting `driver.position`, so positions reach the event log too), deliveries
  * and routes (two routing runs: the second replaces the first plan's routes;
- * single deliveries by POST /delivery), events (written by all of those), outbox rows (invitation emails, rendered and
+ * single deliveries by POST /delivery, each with an Idempotency-Key as an integration sends it), events (written by all of those), outbox rows (invitation emails, rendered and
  * sent). Webhook delivery logs are written by SQL in the shape the consumer
  * writes (a local webhook cannot be reached: webhook URLs must be public hosts).
  */
@@ -40,11 +40,13 @@ const N = { positions: Number(values.positions), deliveries: Number(values.deliv
  * replacement (a re-plan), two customer messages per stop, three events per
  * stop (created, planned, reported) and per route (planned, started,
  * finished), every event sent to one webhook endpoint (that does not want
- * `driver.position`: positions then stay out of the event log).
+ * `driver.position`: positions then stay out of the event log), three
+ * idempotency keys per stop (the order's intake, the driver app's report and
+ * its proof images).
  */
-const DAY = { positions: (9 * 3600) / 10, stops: 100, routes: 2, messagesPerStop: 2, eventsPerStop: 3, eventsPerRoute: 3, webhookEndpoints: 1 };
+const DAY = { positions: (9 * 3600) / 10, stops: 100, routes: 2, messagesPerStop: 2, eventsPerStop: 3, eventsPerRoute: 3, webhookEndpoints: 1, idempotencyKeysPerStop: 3 };
 /** Retention of src/core/services/retention.ts (days kept; positions: the default position_retention_days, and a shorter setting). Deliveries and routes are kept. */
-const KEEP = { driver_tracking: 30, events: 7, outbox: 30, webhook_deliveries: 30 };
+const KEEP = { driver_tracking: 30, events: 7, outbox: 30, webhook_deliveries: 30, idempotency_keys: 1 };
 const SHORT_POSITIONS = 7;
 const LIMIT = 10 * 1024 ** 3;
 
@@ -73,7 +75,7 @@ function measure() {
   const bytes = {};
   for (const { tbl, size } of db.prepare("select m.tbl_name as tbl, sum(s.pgsize) as size from dbstat s join sqlite_master m on m.name = s.name group by m.tbl_name").all()) bytes[tbl] = size;
   const rows = {};
-  for (const t of ["driver_tracking", "events", "deliveries", "routes", "addresses", "outbox", "webhook_deliveries"]) rows[t] = db.prepare(`select count(*) as n from "${t}"`).get().n;
+  for (const t of ["driver_tracking", "events", "deliveries", "routes", "addresses", "outbox", "webhook_deliveries", "idempotency_keys"]) rows[t] = db.prepare(`select count(*) as n from "${t}"`).get().n;
   db.close();
   return { bytes, rows };
 }
@@ -119,7 +121,7 @@ async function fill() {
   await routing(slug, token, N.deliveries / 2);
   const address = (await call("POST", `/${slug}/api/address`, { token, body: { contactcompany: "Kunde", street: "Musterstraße", housenumber: "1", postalcode: "10115", city: "Berlin", lat: 52.53, lng: 13.38 } })).body.id;
   for (let i = 0; i < N.single; i++) {
-    const res = await call("POST", `/${slug}/api/delivery`, { token, body: { deliverylocation_id: address, custom_id: `s-${i}`, els: 3, load: 1 } });
+    const res = await call("POST", `/${slug}/api/delivery`, { token, headers: { "Idempotency-Key": crypto.randomUUID() }, body: { deliverylocation_id: address, custom_id: `s-${i}`, els: 3, load: 1 } });
     if (res.status >= 400) throw new Error(`delivery: ${res.status} ${JSON.stringify(res.body)}`);
   }
   await routing(slug, token, N.deliveries / 2);
@@ -160,8 +162,9 @@ try {
     events: DAY.stops * DAY.eventsPerStop + DAY.routes * DAY.eventsPerRoute,
     outbox: DAY.stops * DAY.messagesPerStop,
     webhook_deliveries: (DAY.stops * DAY.eventsPerStop + DAY.routes * DAY.eventsPerRoute) * DAY.webhookEndpoints,
+    idempotency_keys: DAY.stops * DAY.idempotencyKeysPerStop,
   };
-  console.log("\nrows and bytes per active driver and day (model: position every 10 s for 9 h, 100 stops, 2 routes, 2 messages and 3 events per stop, 3 events per route, 1 webhook endpoint, no positions in the event log):");
+  console.log("\nrows and bytes per active driver and day (model: position every 10 s for 9 h, 100 stops, 2 routes, 2 messages and 3 events per stop, 3 events per route, 1 webhook endpoint, no positions in the event log, 3 idempotency keys per stop):");
   let total = 0;
   for (const [t, n] of Object.entries(daily)) {
     total += n * perRow[t];

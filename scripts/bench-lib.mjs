@@ -70,11 +70,11 @@ export async function startService({ port, vars = {}, config, inspectorPort, arg
     if (run.status !== 0) throw new Error(`d1 execute failed: ${run.stderr || run.stdout}`);
   };
 
-  async function call(method, path, { body, token, operator } = {}) {
-    const headers = { ...(body ? { "content-type": "application/json" } : {}), ...(token ? { authorization: `JWT ${token}` } : {}), ...(operator ? { authorization: `Bearer ${OPERATOR_TOKEN}` } : {}) };
+  async function call(method, path, { body, token, operator, headers: extra = {} } = {}) {
+    const headers = { ...(body ? { "content-type": "application/json" } : {}), ...(token ? { authorization: `JWT ${token}` } : {}), ...(operator ? { authorization: `Bearer ${OPERATOR_TOKEN}` } : {}), ...extra };
     const send = () => fetch(`${base}${path}`, { method, headers, body: body ? JSON.stringify(body) : undefined });
-    // A kept-alive socket the server closed while idle (e.g. during a long seed) fails once; a GET may simply be sent again.
-    const res = await send().catch((err) => (method === "GET" ? send() : Promise.reject(err)));
+    // A kept-alive socket the server closed while idle (e.g. during a long seed) fails once; a GET, or a request with an Idempotency-Key, may simply be sent again.
+    const res = await send().catch((err) => (method === "GET" || headers["Idempotency-Key"] ? send() : Promise.reject(err)));
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   }

@@ -6,7 +6,7 @@
  *   /openapi.json, /docs   rate limit per client (CLIENT_LIMITED_PATHS; /health has none)
  *   /<slug>/auth        company (its shard) -> D1 session -> login
  *   /<slug>/register    company -> registration with a code
- *   /<slug>/api/*       company (its shard) -> D1 session -> rate limit -> JWT -> (route) role guard -> handler
+ *   /<slug>/api/*       company (its shard) -> D1 session -> rate limit -> JWT -> idempotency key -> (route) role guard -> handler
  */
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { ApiError } from "../core/errors";
@@ -18,9 +18,10 @@ import { renderDocs } from "./docs";
 import { authenticate } from "./middleware/auth";
 import { BOOKMARK_HEADER, d1Session } from "./middleware/d1-session";
 import { RATE_LIMIT_HEADERS, clientRateLimit, rateLimit } from "./middleware/rate-limit";
+import { idempotency } from "./middleware/idempotency";
 import { requestLog } from "./middleware/request-log";
 import { resolveCompany } from "./middleware/tenancy";
-import { CLIENT_LIMITED_PATHS, closeRequestBodies, declareIntegerBounds, declareCommonAnswers } from "./openapi";
+import { CLIENT_LIMITED_PATHS, closeRequestBodies, declareIntegerBounds, declareCommonAnswers, declareIdempotency } from "./openapi";
 import { accountRoutes } from "./routes/account";
 import { areaRoutes } from "./routes/areas";
 import { addressRoutes } from "./routes/addresses";
@@ -43,6 +44,7 @@ import { customerTrackingRoutes, trackingLinkRoutes } from "./routes/customer-tr
 import { proofImageRoutes, proofRoutes } from "./routes/proofs";
 import { securityHeaders } from "./middleware/security-headers";
 import { ACCESS_TOKEN_IN_URL, WS_TICKET_SECONDS } from "../shared/contract/live";
+import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "../shared/contract/idempotency";
 
 const newRouter = () => new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
@@ -76,7 +78,7 @@ export function createApp() {
   company.use("/t/*", resolveCompany, d1Session, rateLimit);
   company.use("/track/*", resolveCompany, d1Session, rateLimit);
   company.use("/proofimage/*", resolveCompany, d1Session, rateLimit);
-  company.use("/api/*", resolveCompany, d1Session, rateLimit, authenticate);
+  company.use("/api/*", resolveCompany, d1Session, rateLimit, authenticate, idempotency);
   company.route("/", accountRoutes).route("/", customerTrackingRoutes).route("/", proofImageRoutes).route("/api", apiRoutes);
 
   const app = newRouter();
@@ -86,8 +88,8 @@ export function createApp() {
   app.use("*", (c, next) =>
     cors({
       origin: c.env.CORS_ORIGINS ? c.env.CORS_ORIGINS.split(",").map((o) => o.trim()) : "*",
-      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", BOOKMARK_HEADER],
-      exposeHeaders: ["X-Request-Id", "Retry-After", ...RATE_LIMIT_HEADERS, BOOKMARK_HEADER],
+      allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", BOOKMARK_HEADER, IDEMPOTENCY_HEADER],
+      exposeHeaders: ["X-Request-Id", "Retry-After", ...RATE_LIMIT_HEADERS, BOOKMARK_HEADER, IDEMPOTENT_REPLAYED_HEADER],
       allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
       maxAge: 86400,
     })(c, next),
@@ -166,6 +168,7 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
   });
   closeRequestBodies(doc);
   declareIntegerBounds(doc);
+  declareIdempotency(doc);
   declareCommonAnswers(doc);
   const slugParam = { name: "slug", in: "path", required: true, schema: { type: "string", pattern: "^[a-z0-9][a-z0-9-]{1,39}$", maxLength: 40 }, description: "Company slug" };
   for (const [path, item] of Object.entries(doc.paths ?? {})) {

@@ -11,6 +11,8 @@ import { createMiddleware } from "hono/factory";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { Role } from "../core/context";
 import { ErrorBody } from "./errors";
+import { IDEMPOTENCY_HOURS } from "../core/services/idempotency";
+import { IDEMPOTENCY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "../shared/contract/idempotency";
 
 const errorResponse = (description: string) => ({ description, content: { "application/json": { schema: ErrorBody } } });
 
@@ -198,6 +200,52 @@ export function declareCommonAnswers(document: { paths?: unknown; components?: u
       for (const [status, response] of Object.entries(op.responses)) {
         const extra = limited && /^[24]/.test(status) ? { ...cors, ...limits } : cors;
         op.responses[status] = { ...response, headers: { ...response.headers, ...extra } };
+      }
+    }
+  }
+}
+
+/**
+ * `Idempotency-Key` on every POST and PATCH under `/{slug}/api` (middleware/idempotency.ts): the header as one
+ * parameter component, the replay marker on its 2xx answers, and its 409 and 422 in the answers' descriptions.
+ */
+export function declareIdempotency(document: { paths?: unknown; components?: unknown }) {
+  const doc = document as { paths?: Record<string, Record<string, { parameters?: unknown[]; responses?: Responses }>>; components?: Record<string, Record<string, unknown>> };
+  doc.components ??= {};
+  doc.components.parameters = {
+    ...doc.components.parameters,
+    IdempotencyKey: {
+      name: IDEMPOTENCY_HEADER,
+      in: "header",
+      required: false,
+      description:
+        `Makes a retry safe (IETF draft "The Idempotency-Key HTTP Header Field"): 1 to 255 visible ASCII characters, e.g. a UUID, bare or as a quoted string. ` +
+        `The first request with a key runs and its answer is kept ${IDEMPOTENCY_HOURS} hours per user and key; a repeat with the same method, path and body answers it again ` +
+        `(\`${IDEMPOTENT_REPLAYED_HEADER}: true\`) without doing the work again. The same key with another request: 422; a repeat while the first still runs: 409 with Retry-After. ` +
+        "5xx and 429 answers are not kept (the repeat runs).",
+      schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7e]+$" },
+      example: "8e03978e-40d5-43e8-bc93-6894a57f9324",
+    },
+  };
+  doc.components.headers = {
+    ...doc.components.headers,
+    [IDEMPOTENT_REPLAYED_HEADER]: { description: `\`true\` on the stored answer of an earlier request with the same \`${IDEMPOTENCY_HEADER}\``, schema: { type: "string", enum: ["true"] } },
+  };
+  const error = (description: string) => ({ description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } });
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    if (!path.startsWith("/{slug}/api/")) continue;
+    for (const [method, op] of Object.entries(item)) {
+      if ((method !== "post" && method !== "patch") || !op?.responses) continue;
+      op.parameters = [...(op.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }];
+      const responses = op.responses;
+      const also = (status: string, text: string) => {
+        const given = responses[status] as { description?: string } | undefined;
+        responses[status] = given ? { ...given, description: `${given.description}; ${text}` } : error(text);
+      };
+      also("409", `a request with the same ${IDEMPOTENCY_HEADER} is still running`);
+      also("422", `the ${IDEMPOTENCY_HEADER} was used for another request`);
+      for (const [status, response] of Object.entries(responses)) {
+        if (status.startsWith("2")) responses[status] = { ...response, headers: { ...(response as { headers?: object }).headers, [IDEMPOTENT_REPLAYED_HEADER]: { $ref: `#/components/headers/${IDEMPOTENT_REPLAYED_HEADER}` } } };
       }
     }
   }

@@ -28,12 +28,13 @@ export const MOVED_TABLES = [
   "tracking_links",
   "delivery_proofs",
   "route_reports",
+  "idempotency_keys",
 ] as const;
 
 export type CompanyTable = (typeof MOVED_TABLES)[number];
 
 /** The company tables without AUTOINCREMENT ids (keyed by their parents, a hash or a uuid). */
-const UNSEQUENCED: readonly CompanyTable[] = ["tour_area_members", "geocode_cache", "processes", "tracking_links", "route_reports"];
+const UNSEQUENCED: readonly CompanyTable[] = ["tour_area_members", "geocode_cache", "processes", "tracking_links", "route_reports", "idempotency_keys"];
 
 /** The AUTOINCREMENT tables of company data, whose ids come from the shard's block. */
 export const SEQUENCED_TABLES: readonly CompanyTable[] = MOVED_TABLES.filter((t) => !UNSEQUENCED.includes(t));

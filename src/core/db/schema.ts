@@ -619,3 +619,33 @@ export const routeReports = sqliteTable(
   },
   (t) => [index("route_reports_company_day").on(t.company_id, t.day)],
 );
+
+/**
+ * The `Idempotency-Key` of a POST or PATCH (IETF draft "The Idempotency-Key HTTP
+ * Header Field"; services/idempotency.ts): per company, user and key, the request's
+ * fingerprint and, once answered, the answer a repeat gets instead of the work.
+ * While the first request runs, `holder` names it until `held_until` (a request cut
+ * off by a crash frees its key then). Pruned IDEMPOTENCY_HOURS after `created_at`
+ * (services/retention.ts).
+ */
+export const idempotencyKeys = sqliteTable(
+  "idempotency_keys",
+  {
+    company_id: integer("company_id").notNull().references(() => companies.id),
+    user_id: integer("user_id").notNull(),
+    key: text("key").notNull(),
+    /** SHA-256 (hex) of the method, path, query and body. */
+    fingerprint: text("fingerprint").notNull(),
+    /** The running request holding the key (a random token); null once answered. */
+    holder: text("holder"),
+    held_until: text("held_until"),
+    /** The stored answer: null while the first request runs. */
+    status: integer("status"),
+    content_type: text("content_type"),
+    location: text("location"),
+    /** The answer's body; null when it was larger than what is kept (the status still replays). */
+    body: text("body"),
+    created_at: text("created_at").notNull().default(now),
+  },
+  (t) => [primaryKey({ columns: [t.company_id, t.user_id, t.key] }), index("idempotency_keys_age").on(t.created_at)],
+);

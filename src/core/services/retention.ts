@@ -15,6 +15,7 @@
  *   the same batch, so no id points at a route that is gone;
  * - driver positions after the company's `position_retention_days`, archived
  *   to R2 first (services/position-archive.ts);
+ * - idempotency keys and their answers after IDEMPOTENCY_HOURS;
  * - proofs of delivery (record, photo and signature in R2) after the company's
  *   `proof_retention_days` (services/proofs.ts `pruneProofs`).
  *
@@ -28,10 +29,11 @@ import { type SQL, and, eq, inArray, lt, lte, min, notExists, sql } from "drizzl
 import type { Db } from "../context";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Env } from "../env";
-import { companies, deliveries, events, outbox, routes, webhookDeliveries, webhooks } from "../db/schema";
+import { companies, deliveries, events, idempotencyKeys, outbox, routes, webhookDeliveries, webhooks } from "../db/schema";
 import { RouteStatus } from "../../shared/contract/states";
 import { log } from "../lib/log";
 import { formatDateTime } from "../lib/time";
+import { IDEMPOTENCY_HOURS } from "./idempotency";
 import { archiveOldPositions } from "./position-archive";
 import { pruneProofs } from "./proofs";
 
@@ -83,6 +85,11 @@ export async function runRetention(env: Env, db: Db): Promise<void> {
   started = Date.now();
   const deliveryLogs = { table: webhookDeliveries, id: webhookDeliveries.id, createdAt: webhookDeliveries.created_at };
   report("webhook_deliveries", null, await pruneOldest(db, deliveryLogs, formatDateTime(now - WEBHOOK_DELIVERY_DAYS * DAY_MS), undefined, undefined), started);
+
+  started = Date.now();
+  // Keyed by (company, user, key): the age column is their order (indexed), as an id is elsewhere.
+  const keys = { table: idempotencyKeys, id: idempotencyKeys.created_at, createdAt: idempotencyKeys.created_at };
+  report("idempotency_keys", null, await pruneOldest(db, keys, formatDateTime(now - IDEMPOTENCY_HOURS * 3_600_000), undefined, undefined), started);
 
   // The event log per company: its endpoints' cursors are per company, and (company_id, id) is indexed.
   const floors = await db

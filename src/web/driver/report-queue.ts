@@ -3,7 +3,9 @@
  * a network (with its photo and signature) survives a closed tab or a reload
  * and goes out with its original time once the phone is online again. Sent in
  * the order they were made: the images (`POST /delivery/<id>/proof`) first,
- * then the report (`POST /deliverydone/<id>` with `reported_at`).
+ * then the report (`POST /deliverydone/<id>` with `reported_at`), each with an
+ * `Idempotency-Key` of the report's own key: a send whose answer was lost is
+ * repeated after the next reconnect and the service does it once.
  */
 import { ApiError, type Api } from "../shared/api";
 
@@ -74,7 +76,7 @@ export async function flushReports(api: Api): Promise<{ sent: number; refused: s
         const form = new FormData();
         if (r.photo) form.append("photo", r.photo, "photo.jpg");
         if (r.signature) form.append("signature", r.signature, "signature.png");
-        await api.send("POST", `/delivery/${r.deliveryId}/proof`, form);
+        await api.send("POST", `/delivery/${r.deliveryId}/proof`, form, undefined, { idempotencyKey: `${r.key}-proof` });
         await keepReport({ ...r, imagesSent: true });
       }
       await api.send("POST", `/deliverydone/${r.deliveryId}`, {
@@ -84,12 +86,12 @@ export async function flushReports(api: Api): Promise<{ sent: number; refused: s
         scancode: r.scancode || undefined,
         position: r.position,
         reported_at: r.reported_at,
-      });
+      }, undefined, { idempotencyKey: `${r.key}-report` });
       await dropReport(r.key);
       sent++;
     } catch (err) {
       if (unreachable(err)) break;
-      // An answer lost on the way: the report arrived before, nothing is missing.
+      // A report made before idempotency keys, or kept past their hours: it arrived before, nothing is missing.
       if (!(err instanceof ApiError && err.status === 409 && /already reported/i.test(err.message))) refused.push(`Stop report not accepted: ${err instanceof Error ? err.message : String(err)}`);
       await dropReport(r.key);
     }

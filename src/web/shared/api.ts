@@ -1,6 +1,7 @@
 /** The public HTTP API of the company, as the pages call it. */
 import type { ListEnvelope } from "./types";
 import { slug } from "./session";
+import { IDEMPOTENCY_HEADER } from "../../shared/contract/idempotency";
 
 export class ApiError extends Error {
   constructor(
@@ -33,13 +34,20 @@ export interface Api {
   /** The access token (its claims tell the page who is signed in). */
   readonly token: string;
   get<T>(path: string, query?: Record<string, unknown>): Promise<T>;
-  /** A `FormData` body goes as multipart/form-data (uploads), anything else as JSON. */
-  send<T>(method: "POST" | "PATCH" | "DELETE", path: string, body?: unknown, query?: Record<string, unknown>): Promise<T>;
+  /**
+   * A `FormData` body goes as multipart/form-data (uploads), anything else as JSON. With `idempotencyKey`
+   * a repeat of the same call (a retry after a lost answer) does the work once and answers as the first did.
+   */
+  send<T>(method: "POST" | "PATCH" | "DELETE", path: string, body?: unknown, query?: Record<string, unknown>, options?: SendOptions): Promise<T>;
   list<T>(path: string, q: object, query?: Record<string, unknown>): Promise<T[]>;
   /** A file the service answers (an export): its bytes and the name `Content-Disposition` gives it, if any. */
   download(path: string, query?: Record<string, unknown>): Promise<DownloadedFile>;
   /** A file at an absolute link the service handed out (a result spreadsheet, a proof image), with the same token and refusals. */
   downloadLink(url: string): Promise<DownloadedFile>;
+}
+
+export interface SendOptions {
+  idempotencyKey?: string;
 }
 
 export interface DownloadedFile {
@@ -62,8 +70,9 @@ const queryString = (query: Record<string, unknown> = {}) => {
 let bookmark: string | null = null;
 
 /** One request with the token and the bookmark; the bookmark of the answer kept. */
-async function request(method: string, url: string, token: string | null, body?: unknown): Promise<Response> {
+async function request(method: string, url: string, token: string | null, body?: unknown, options: SendOptions = {}): Promise<Response> {
   const headers: Record<string, string> = {};
+  if (options.idempotencyKey) headers[IDEMPOTENCY_HEADER] = options.idempotencyKey;
   if (token) headers.authorization = `JWT ${token}`;
   if (bookmark) headers["x-d1-bookmark"] = bookmark;
   const form = body instanceof FormData;
@@ -88,8 +97,8 @@ function refusal(res: Response, token: string | null, data: { message?: unknown;
   return new ApiError(res.status, message, fields);
 }
 
-async function call<T>(method: string, url: string, token: string | null, body?: unknown): Promise<T> {
-  const res = await request(method, url, token, body);
+async function call<T>(method: string, url: string, token: string | null, body?: unknown, options?: SendOptions): Promise<T> {
+  const res = await request(method, url, token, body, options);
   const text = await res.text();
   const data = text ? JSON.parse(text) : null;
   if (res.ok) return data as T;
@@ -113,7 +122,7 @@ export function createApi(token: string): Api {
   const api: Api = {
     token,
     get: (path, query) => call("GET", `${base}${path}${queryString(query)}`, token),
-    send: (method, path, body, query) => call(method, `${base}${path}${queryString(query)}`, token, body),
+    send: (method, path, body, query, options) => call(method, `${base}${path}${queryString(query)}`, token, body, options),
     download: (path, query) => fetchFile(`${base}${path}${queryString(query)}`, token),
     downloadLink: (url) => fetchFile(url, token),
     /** Every page of a list (the service caps pages at 100). */
