@@ -46,6 +46,7 @@ describe("addresses: create, read, change", () => {
       phonenr: null,
       location: { type: "Point", coordinates: [9.9937, 53.5533] },
       addresstype: null,
+      external_id: null,
       deliverylocations: [],
       source_for_deliveries: [],
     });

@@ -275,7 +275,7 @@ describe("GET /_operator/companies/<slug>/usage", () => {
     const after = rowsOf(res.body);
     const grown = Object.fromEntries(Object.keys(after).map((t) => [t, after[t] - before[t]]));
     // The driver's invitation writes the outbox rows it writes (mail and its copies): counted as the table holds them.
-    expect(grown).toEqual({ driver_tracking: 5, outbox: (await count("outbox", co.id)) - before.outbox, events: 3, webhook_deliveries: 4, deliveries: 3, addresses: 1, routes: 0 });
+    expect(grown).toEqual({ driver_tracking: 5, outbox: (await count("outbox", co.id)) - before.outbox, events: 3, webhook_deliveries: 4, deliveries: 3, addresses: 1, routes: 0, idempotency_keys: 0 });
     const deliveriesRow = res.body.tables.find((t: { table: string }) => t.table === "deliveries");
     expect(deliveriesRow.estimated_bytes).toBe(deliveriesRow.rows * deliveriesRow.bytes_per_row);
     expect(res.body.estimated_bytes).toBe(res.body.tables.reduce((sum: number, t: { estimated_bytes: number }) => sum + t.estimated_bytes, 0));

@@ -90,7 +90,7 @@ export function createApp() {
       origin: c.env.CORS_ORIGINS ? c.env.CORS_ORIGINS.split(",").map((o) => o.trim()) : "*",
       allowHeaders: ["Authorization", "Content-Type", "X-Request-Id", BOOKMARK_HEADER, IDEMPOTENCY_HEADER],
       exposeHeaders: ["X-Request-Id", "Retry-After", ...RATE_LIMIT_HEADERS, BOOKMARK_HEADER, IDEMPOTENT_REPLAYED_HEADER],
-      allowMethods: ["GET", "POST", "PATCH", "DELETE", "OPTIONS"],
+      allowMethods: ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
       maxAge: 86400,
     })(c, next),
   );

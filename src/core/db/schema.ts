@@ -135,9 +135,12 @@ export const addresses = sqliteTable(
     addresstype: text("addresstype"),
     /** Where the coordinate came from: `input`, `gazetteer`, `provider`. */
     geocode_source: text("geocode_source"),
+    /** The sending system's own id of the address (a customer number), unique within the company. */
+    external_id: text("external_id"),
     created_at: text("created_at").notNull().default(now),
   },
   (t) => [
+    uniqueIndex("addresses_company_external_id").on(t.company_id, t.external_id),
     index("addresses_company_lat").on(t.company_id, t.lat),
     index("addresses_company_postalcode").on(t.company_id, t.postalcode),
     // Lists in the default order (id) page along (company_id, rowid) instead of sorting every address of the company.
@@ -270,6 +273,8 @@ export const deliveries = sqliteTable(
     required_skills: text("required_skills", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
     notes: text("notes"),
     custom_id: text("custom_id"),
+    /** The sending system's own id of the order, unique within the company (upserts key on it). */
+    external_id: text("external_id"),
     custom_tour: text("custom_tour"),
     drivernotes: text("drivernotes"),
     final: integer("final", { mode: "boolean" }),
@@ -300,6 +305,8 @@ export const deliveries = sqliteTable(
     // Address responses list the deliveries to and from each address.
     index("deliveries_company_target").on(t.company_id, t.deliverylocation_id),
     index("deliveries_company_supplier").on(t.company_id, t.supplierlocation_id),
+    // NULLs are distinct in a unique index: only the deliveries that have an external id are bound by it.
+    uniqueIndex("deliveries_company_external_id").on(t.company_id, t.external_id),
   ],
 );
 

@@ -12,6 +12,8 @@ export interface UploadRow {
   /** 1-based row number in the file (the header is row 1). */
   row: number;
   custom_id?: string;
+  /** The sending system's id of the order: a row with one the company has changes that delivery. */
+  external_id?: string;
   contactcompany?: string;
   customernr?: string;
   contactfirstname?: string;
@@ -44,6 +46,7 @@ export interface UploadRow {
 
 const ALIASES: Record<string, keyof Omit<UploadRow, "row">> = {
   custom_id: "custom_id", id: "custom_id", auftrag: "custom_id", auftragsnummer: "custom_id", order: "custom_id",
+  external_id: "external_id", externalid: "external_id", externe_id: "external_id",
   contactcompany: "contactcompany", company: "contactcompany", firma: "contactcompany",
   customernr: "customernr", kundennummer: "customernr", kundennr: "customernr",
   contactfirstname: "contactfirstname", firstname: "contactfirstname", vorname: "contactfirstname",

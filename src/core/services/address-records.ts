@@ -12,6 +12,7 @@ import { notFound, unprocessable } from "../errors";
 import { createGeocoder, haversineMeters, toCountryCode } from "../geo";
 import type { FieldMap } from "../lib/filters";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
+import { upsertByExternalId } from "./external-ids";
 import { type AddressRow, presentAddressDetails } from "./addresses";
 
 /** Filterable / sortable fields of `GET /address` (`q`). */
@@ -30,6 +31,7 @@ export const addressFields: FieldMap = {
   email: { column: addresses.email, type: "text" },
   phonenr: { column: addresses.phonenr, type: "text" },
   addresstype: { column: addresses.addresstype, type: "text" },
+  external_id: { column: addresses.external_id, type: "text" },
   lat: { column: addresses.lat, type: "number" },
   lng: { column: addresses.lng, type: "number" },
   created_at: { column: addresses.created_at, type: "datetime" },
@@ -39,14 +41,28 @@ export const addressScope = (companyId: number) => eq(addresses.company_id, comp
 
 export const loadAddress = (db: Db, companyId: number, id: number): Promise<AddressRow> => companyRow(db, addresses, companyId, id, "Address");
 
+/** What the address endpoints write: the address, and the sending system's id of it. */
+export type AddressWrite = AddressInputType & { external_id?: string | null };
+
 /** Geocodes when no coordinate is given (422 when nothing is found: nothing is stored). */
-export async function createAddress(env: Env, db: Db, companyId: number, input: AddressInputType): Promise<AddressRow> {
-  const resolved = await resolveAddressInput(env, companyId, input);
+export async function createAddress(env: Env, db: Db, companyId: number, input: AddressWrite): Promise<AddressRow> {
+  const { external_id, ...address } = input;
+  const resolved = await resolveAddressInput(env, companyId, address);
   const [row] = await db
     .insert(addresses)
-    .values({ ...resolved, company_id: companyId })
+    .values({ ...resolved, external_id, company_id: companyId })
     .returning();
   return row;
+}
+
+/** `PUT /address/by-external-id/<id>`: the company's address with that external id changed, or created (services/external-ids.ts). */
+export async function upsertAddress(env: Env, db: Db, companyId: number, externalId: string, input: AddressInputType): Promise<{ written: AddressRow; created: boolean }> {
+  const find = async () => (await db.select({ id: addresses.id }).from(addresses).where(and(addressScope(companyId), eq(addresses.external_id, externalId))).get())?.id;
+  return upsertByExternalId(
+    find,
+    () => createAddress(env, db, companyId, { ...input, external_id: externalId }),
+    (id) => updateAddress(env, db, companyId, id, input),
+  );
 }
 
 /** Textual fields the coordinate is derived from: changing one (without a new location) re-geocodes. */
@@ -75,7 +91,8 @@ const blank = (v: string | null | undefined) => (v === undefined || v === null |
  * (street, housenumber, postalcode, city, country) changes, the address is
  * geocoded again from the merged fields (422 when nothing is found, nothing changed).
  */
-export async function updateAddress(env: Env, db: Db, companyId: number, id: number, changes: AddressInputType): Promise<AddressRow> {
+export async function updateAddress(env: Env, db: Db, companyId: number, id: number, write: AddressWrite): Promise<AddressRow> {
+  const { external_id, ...changes } = write;
   const row = await loadAddress(db, companyId, id);
   const merged: AddressInputType = {};
   for (const f of TEXT_FIELDS) merged[f] = changes[f] !== undefined ? changes[f] : row[f];
@@ -101,7 +118,7 @@ export async function updateAddress(env: Env, db: Db, companyId: number, id: num
   }
   const [updated] = await db
     .update(addresses)
-    .set(values)
+    .set(external_id === undefined ? values : { ...values, external_id })
     .where(and(eq(addresses.id, id), addressScope(companyId)))
     .returning();
   if (!updated) throw notFound("Address");
@@ -177,6 +194,7 @@ export async function addressAt(env: Env, db: Db, companyId: number, lon: number
     country: place.country,
     email: null,
     phonenr: null,
+    external_id: null,
     location: { type: "Point" as const, coordinates: [place.lng, place.lat] as [number, number] },
     addresstype: "gazetteer",
     deliverylocations: [],

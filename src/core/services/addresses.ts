@@ -33,9 +33,10 @@ export const presentAddress = (a: AddressRow): AddressOut => ({
   phonenr: a.phonenr,
   location: pointOf(a.lng, a.lat),
   addresstype: a.addresstype,
+  external_id: a.external_id,
 });
 
-/** The columns `presentAddress` shows as stored, in its order; `location` (from lng, lat) and `addresstype` follow. */
+/** The columns `presentAddress` shows as stored, in its order; `location` (from lng, lat), `addresstype` and `external_id` follow. */
 const SHOWN_AS_STORED = ["id", "contactcompany", "customernr", "contactfirstname", "contactlastname", "street", "housenumber", "postalcode", "city", "district", "country", "email", "phonenr"] as const;
 
 /** `presentAddress` as SQL: the JSON of the `addresses` row in the FROM clause (db/json.ts; test/json-answers.test.ts compares the two). */
@@ -43,6 +44,7 @@ export const addressJson = jsonObject([
   ...SHOWN_AS_STORED.map((key) => [key, jsonValue(addresses, addresses[key])] as const),
   ["location", pointJson(addresses, addresses.lng, addresses.lat)],
   ["addresstype", jsonValue(addresses, addresses.addresstype)],
+  ["external_id", jsonValue(addresses, addresses.external_id)],
 ]);
 
 /**

@@ -40,6 +40,7 @@ export interface DeliveryInput {
   required_skills?: string[];
   notes?: string | null;
   custom_id?: string | null;
+  external_id?: string | null;
   custom_tour?: string | null;
   final?: boolean | null;
   vehicle?: string | null;
@@ -59,7 +60,7 @@ export const deliveryFields: FieldMap = Object.fromEntries(
     id: "integer", deliveryissuename: "text", pdt_from: "datetime", pdt_to: "datetime", eta_from: "datetime", eta_to: "datetime",
     tdt_from: "datetime", tdt_to: "datetime", ddt_from: "datetime", ddt_to: "datetime", ata: "datetime", atd: "datetime",
     els: "integer", als: "number", tfp: "integer", creationtime: "datetime", deliverprio: "integer", orderindex: "integer",
-    load: "integer", load_2: "integer", load_3: "integer", notes: "text", custom_id: "text", custom_tour: "text", drivernotes: "text", final: "boolean",
+    load: "integer", load_2: "integer", load_3: "integer", notes: "text", custom_id: "text", external_id: "text", custom_tour: "text", drivernotes: "text", final: "boolean",
     vehicle: "text", scancode: "text", notify_customer: "boolean", notify_customer_email: "boolean", notify_customer_sms: "boolean", deliverylocation_id: "integer", supplierlocation_id: "integer",
     route_id: "integer", status: "integer", code: "integer", deliverytype_id: "integer", waiting_time: "integer", pickup_ref_id: "integer",
   } as const).map(([name, type]) => [name, { column: deliveries[name as keyof DeliveryRow], type }]),
@@ -96,6 +97,9 @@ export function presentDeliveriesWith(rows: DeliveryRow[], addressRows: AddressR
     };
   });
 }
+
+/** SQL: the `deliveries` row in the statement is on a route that is on the way (it cannot be edited). */
+export const onTheWay = sql`exists (select 1 from ${routes} where ${routes.id} = ${deliveries.route_id} and ${routes.status} = ${RouteStatus.ontheway})`;
 
 /**
  * `presentDeliveriesWith` as SQL: the JSON of the `deliveries` row in the FROM

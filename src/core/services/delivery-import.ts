@@ -6,15 +6,18 @@
 import { sql } from "drizzle-orm";
 import type { Company } from "../context";
 import { addresses, deliveries } from "../db/schema";
-import { d1Statement } from "../db/sql";
+import { d1Statement, inList } from "../db/sql";
 import type { Env } from "../env";
 import { ApiError, unprocessable } from "../errors";
 import { normaliseDateTime } from "../lib/time";
 import { type DateTimeWindow, checkTimeWindows } from "../domain/time-windows";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
+import { onTheWay } from "./deliveries";
 
 export type DeliveryDataItem = AddressInputType & {
   custom_id?: string | null;
+  /** The sending system's id of the order: a row with one of the company's changes that delivery (uploads). */
+  external_id?: string | null;
   custom_tour?: string | null;
   pdt_from?: string | null;
   pdt_to?: string | null;
@@ -43,44 +46,63 @@ export interface VagueAddress {
 /**
  * Imports the items. `fail`: the first unusable item is a 422 naming its
  * fields and nothing is stored (routing requests). `collect`: unusable items
- * are skipped and reported (uploads). Answers the new delivery ids in input order.
+ * are skipped and reported (uploads). Answers the delivery ids, ascending.
+ *
+ * An item with an `external_id` the company has already changes that delivery
+ * (an upsert: its fields and its new address), unless it is on a route on the
+ * way: such items are reported as unusable (only uploads send external ids:
+ * routing's `deliverydata` has none). `updated` counts the changed ones.
  */
-export async function importDeliveries(env: Env, company: Company, depotId: number, items: DeliveryDataItem[], onProblem: "fail" | "collect"): Promise<{ ids: number[]; vague: VagueAddress[] }> {
+export async function importDeliveries(env: Env, company: Company, depotId: number, items: DeliveryDataItem[], onProblem: "fail" | "collect"): Promise<{ ids: number[]; vague: VagueAddress[]; updated: number }> {
   const resolved = [];
   const vague: VagueAddress[] = [];
   for (const [i, item] of items.entries()) {
     try {
-      resolved.push(await resolveItem(env, company, item, `deliverydata.${i}.`));
+      resolved.push({ ...(await resolveItem(env, company, item, `deliverydata.${i}.`)), index: i });
     } catch (err) {
       if (onProblem === "fail" || !(err instanceof ApiError)) throw err;
       vague.push({ index: i, message: err.message, fields: err.fields });
     }
   }
-  if (!resolved.length) return { ids: [], vague };
+  if (!resolved.length) return { ids: [], vague, updated: 0 };
   // Rows travel as JSON parameters (D1 binds at most 100 values per statement). One INSERT … SELECT
   // numbers its rows consecutively, so delivery k refers to the k-th new address.
   const addressColumns = ["contactcompany", "customernr", "contactfirstname", "contactlastname", "street", "housenumber", "postalcode", "city", "district", "country", "email", "phonenr", "addresstype", "lng", "lat", "geocode_source"] as const;
-  const deliveryColumns = ["custom_id", "custom_tour", "pdt_from", "pdt_to", "time_windows", "els", "load", "load_2", "load_3", "required_skills", "notes", "scancode", "final", "deliverytype_id", "notify_customer", "notify_customer_email", "notify_customer_sms"] as const;
+  const deliveryColumns = ["custom_id", "external_id", "custom_tour", "pdt_from", "pdt_to", "time_windows", "els", "load", "load_2", "load_3", "required_skills", "notes", "scancode", "final", "deliverytype_id", "notify_customer", "notify_customer_email", "notify_customer_sms"] as const;
   const pick = (row: Record<string, unknown>, columns: readonly string[]) => columns.map((c) => row[c] ?? null);
   const fields = (columns: readonly string[]) => sql.raw(columns.map((_, k) => `json_extract(value, '$[${k}]')`).join(", "));
   const names = (columns: readonly string[]) => sql.raw(columns.map((c) => `"${c}"`).join(", "));
   const addressRows = JSON.stringify(resolved.map((r) => pick(r.location as unknown as Record<string, unknown>, addressColumns)));
   const deliveryRows = JSON.stringify(resolved.map((r) => pick(r.delivery, deliveryColumns)));
   const n = resolved.length;
-  const [, inserted] = await env.DB.batch([
+  const externalIds = [...new Set(resolved.flatMap((r) => (r.delivery.external_id ? [r.delivery.external_id] : [])))];
+  // SQLite parses `INSERT … SELECT … ON CONFLICT` only with a WHERE in the SELECT.
+  const upsert = sql.raw(
+    `where true order by key on conflict ("company_id", "external_id") do update set ` +
+      ["supplierlocation_id", "deliverylocation_id", ...deliveryColumns].map((c) => `"${c}" = excluded."${c}"`).join(", "),
+  );
+  const [known, , written] = await env.DB.batch([
+    d1Statement(env.DB, sql`select ${deliveries.external_id} as external_id from ${deliveries} where ${deliveries.company_id} = ${company.id} and ${inList(deliveries.external_id, externalIds.length ? externalIds : [""])}`),
     d1Statement(env.DB, sql`insert into ${addresses} ("company_id", ${names(addressColumns)}) select ${company.id}, ${fields(addressColumns)} from json_each(${addressRows}) order by key`),
     d1Statement(
       env.DB,
       sql`insert into ${deliveries} ("company_id", "supplierlocation_id", "deliverylocation_id", ${names(deliveryColumns)})
           select ${company.id}, ${depotId}, (select max(id) from ${addresses} where company_id = ${company.id}) - (${n} - 1 - key), ${fields(deliveryColumns)}
-          from json_each(${deliveryRows}) order by key returning id`,
+          from json_each(${deliveryRows}) ${upsert} where not ${onTheWay} returning id, external_id`,
     ),
   ]);
-  return { ids: (inserted.results as { id: number }[]).map((r) => r.id).sort((a, b) => a - b), vague };
+  const rows = written.results as { id: number; external_id: string | null }[];
+  const done = new Set(rows.map((r) => r.external_id));
+  resolved.forEach((r) => {
+    const key = r.delivery.external_id;
+    if (key && !done.has(key)) vague.push({ index: r.index, message: `The delivery with external_id ${key} is on a route that is on the way: not changed`, fields: `deliverydata.${r.index}.external_id` });
+  });
+  const before = new Set((known.results as { external_id: string }[]).map((r) => r.external_id));
+  return { ids: [...new Set(rows.map((r) => r.id))].sort((a, b) => a - b), vague, updated: externalIds.filter((e) => before.has(e) && done.has(e)).length };
 }
 
 async function resolveItem(env: Env, company: Company, item: DeliveryDataItem, prefix: string) {
-  const { custom_id, custom_tour, pdt_from, pdt_to, time_windows, els, load, load_2, load_3, required_skills, notes, scancode, final, pickup_ref_id: _pickup, notify_customer_email, notify_customer_sms, deliverytype_id, ...address } = item;
+  const { custom_id, external_id, custom_tour, pdt_from, pdt_to, time_windows, els, load, load_2, load_3, required_skills, notes, scancode, final, pickup_ref_id: _pickup, notify_customer_email, notify_customer_sms, deliverytype_id, ...address } = item;
   const location = await resolveAddressInput(env, company.id, address, prefix);
   const window = [pdt_from, pdt_to].map((t, k) => {
     if (!t) return null;
@@ -95,6 +117,7 @@ async function resolveItem(env: Env, company: Company, item: DeliveryDataItem, p
     location,
     delivery: {
       custom_id,
+      external_id: external_id?.trim() || null,
       custom_tour,
       pdt_from: checked.from,
       pdt_to: checked.to,

@@ -5,16 +5,17 @@
  */
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { companyRow } from "../db/company-row";
-import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
+import { DeliveryStatus } from "../../shared/contract/states";
 import type { Company, Db } from "../context";
 import type { PublishedEvent } from "../coordinator/live";
-import { deliveries, routes } from "../db/schema";
+import { deliveries } from "../db/schema";
 import { inList } from "../db/sql";
 import type { Env } from "../env";
 import { conflict, unprocessable } from "../errors";
 import { compileQuery } from "../lib/filters";
-import { type DeliveryInput, type DeliveryOut, type DeliveryRow, assertNotOnTheWay, deliveryFields, prepareDeliveryWrite, presentDeliveries } from "./deliveries";
+import { type DeliveryInput, type DeliveryOut, type DeliveryRow, assertNotOnTheWay, deliveryFields, onTheWay, prepareDeliveryWrite, presentDeliveries } from "./deliveries";
 import { eventInsert, loggedEvents } from "./events";
+import { upsertByExternalId } from "./external-ids";
 import { deleteProofsOf } from "./proofs";
 
 /** A stored delivery and the events its write logged. */
@@ -29,7 +30,6 @@ export const loadDelivery = (db: Db, companyId: number, id: number): Promise<Del
 const present = async (db: Db, companyId: number, row: DeliveryRow) => (await presentDeliveries(db, companyId, [row]))[0];
 
 /** A route that is on the way holds its deliveries: no edit, no delete. */
-const onTheWay = sql`exists (select 1 from ${routes} where ${routes.id} = ${deliveries.route_id} and ${routes.status} = ${RouteStatus.ontheway})`;
 
 /** POST /delivery. Consoles show the new delivery among the open ones without a reload: its event is logged with the insert (its id read back in the same transaction). */
 export async function createDelivery(db: Db, company: Company, input: DeliveryInput): Promise<DeliveryWrite> {
@@ -42,6 +42,21 @@ export async function createDelivery(db: Db, company: Company, input: DeliveryIn
     eventInsert(db, company.id, { event: { type: "delivery", id: 0, status: DeliveryStatus.none, route_id: null }, driverId: null, fill: { id: sql`last_insert_rowid()` } }),
   ]);
   return { delivery: await present(db, company.id, row), events: loggedEvents([answer]) };
+}
+
+/**
+ * `PUT /delivery/by-external-id/<id>`: the company's delivery with that
+ * external id changed as PATCH /delivery changes it (refused as that refuses,
+ * e.g. on a route on the way), or created as POST /delivery creates it.
+ */
+export async function upsertDelivery(db: Db, company: Company, externalId: string, input: DeliveryInput): Promise<DeliveryWrite & { created: boolean }> {
+  const find = async () => (await db.select({ id: deliveries.id }).from(deliveries).where(and(eq(deliveries.company_id, company.id), eq(deliveries.external_id, externalId))).get())?.id;
+  const { written, created } = await upsertByExternalId(
+    find,
+    () => createDelivery(db, company, { ...input, external_id: externalId }),
+    (id) => updateDelivery(db, company, id, input),
+  );
+  return { ...written, created };
 }
 
 /**

@@ -65,23 +65,23 @@ async function readRows(files: UploadFile[], timeZone: string) {
 async function importRows(env: Env, company: Company, files: UploadFile[]) {
   if (company.location_id === null) throw unprocessable("The company has no depot to deliver from", "file[]");
   const { items, origin, rejected } = await readRows(files, company.timezone);
-  const { ids, vague } = await importDeliveries(env, company, company.location_id, items, "collect");
+  const { ids, vague, updated } = await importDeliveries(env, company, company.location_id, items, "collect");
   const vagueRows: VagueRow[] = [...rejected, ...vague.map((v) => ({ ...origin[v.index], message: v.message, fields: v.fields.replace(/deliverydata\.\d+\./g, ""), ...rowAddress(items[v.index]) }))];
-  return { ids, vague: vagueRows, rows: items.length };
+  return { ids, updated, vague: vagueRows, rows: items.length };
 }
 
 /** POST /upload/deliveryonly: the rows become deliveries now; routing comes later with /batchrouting. */
 export async function uploadDeliveriesOnly(env: Env, db: Db, company: Company, userId: number, files: UploadFile[]) {
-  const { ids, vague, rows } = await importRows(env, company, files);
+  const { ids, updated, vague, rows } = await importRows(env, company, files);
   const processId = crypto.randomUUID();
   await db.insert(processes).values({ id: processId, company_id: company.id, kind: "upload", params: { deliveryIds: ids }, created_by: userId });
   await companyStub(env, company.id).createProcess(processId, {
-    import_deliveries: processRecord("finished", { vague_addresses: vague, meta: JSON.stringify({ progress: 1, rows, imported: ids.length }) }),
+    import_deliveries: processRecord("finished", { vague_addresses: vague, meta: JSON.stringify({ progress: 1, rows, imported: ids.length, updated }) }),
     cluster_deliveries: processRecord("skipped"),
     routing: processRecord("skipped"),
     final: processRecord("finished"),
   });
-  return { processId, ids, vague };
+  return { processId, ids, updated, vague };
 }
 
 /** POST /batchrouting/<pid>: routes the deliveries of an earlier deliveries-only upload, as the same process. */
@@ -169,7 +169,7 @@ export async function runOneStepUpload(env: Env, db: Db, { companyId, processId,
       await coordinator.updateProcess(processId, "final", { status: "failed", meta: { progress: 1, error } });
       return;
     }
-    await coordinator.updateProcess(processId, "import_deliveries", { status: "finished", vague_addresses: imported.vague, meta: { progress: 1, rows: imported.rows, imported: imported.ids.length } });
+    await coordinator.updateProcess(processId, "import_deliveries", { status: "finished", vague_addresses: imported.vague, meta: { progress: 1, rows: imported.rows, imported: imported.ids.length, updated: imported.updated } });
     if (!imported.ids.length) {
       await coordinator.updateProcess(processId, "final", { status: "failed", meta: { progress: 1, error: "No row of the upload could be imported" } });
       return;

@@ -8,20 +8,21 @@ import type { Db } from "../context";
 import { type SQL, count, eq, inArray, sql } from "drizzle-orm";
 import type { SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Env } from "../env";
-import { addresses, deliveries, deliveryProofs, driverTracking, events, outbox, routes, webhookDeliveries, webhooks } from "../db/schema";
+import { addresses, deliveries, deliveryProofs, driverTracking, events, idempotencyKeys, outbox, routes, webhookDeliveries, webhooks } from "../db/schema";
 
 /**
  * Bytes per row with the table's indexes, measured by `npm run bench:capacity`
  * (docs/benchmarks.md, "Capacity"): the one copy of those figures in code.
  */
 export const BYTES_PER_ROW = {
-  driver_tracking: 85,
+  driver_tracking: 94,
   outbox: 819,
   events: 138,
   webhook_deliveries: 73,
-  deliveries: 227,
-  addresses: 143,
-  routes: 593,
+  deliveries: 264,
+  addresses: 156,
+  routes: 701,
+  idempotency_keys: 2138,
 } as const;
 export type GrowingTable = keyof typeof BYTES_PER_ROW;
 
@@ -51,6 +52,7 @@ export async function companyUsage(env: Env, db: Db, company: { id: number; slug
     deliveries: [deliveries, eq(deliveries.company_id, company.id)],
     addresses: [addresses, eq(addresses.company_id, company.id)],
     routes: [routes, eq(routes.company_id, company.id)],
+    idempotency_keys: [idempotencyKeys, eq(idempotencyKeys.company_id, company.id)],
   };
   const names = Object.keys(ofCompany) as GrowingTable[];
   const proofs = db

@@ -18,4 +18,6 @@ export interface AddressOut {
   phonenr: string | null;
   location: Point | null;
   addresstype: string | null;
+  /** The sending system's own id of the address, unique within the company (`PUT /address/by-external-id/<id>`). */
+  external_id: string | null;
 }

@@ -1,11 +1,11 @@
 /** Addresses: list, one, create (geocoding), change (re-geocoding), reverse lookup, full-text search. */
 import { OpenAPIHono, z } from "@hono/zod-openapi";
-import { AddressDetailSchema, AddressInput } from "../schemas/addresses";
+import { AddressDetailSchema, AddressInput, AddressWritable, ExternalIdParam } from "../schemas/addresses";
 import { allOnOnePage } from "../../core/db/list";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
-import { NEAREST_ADDRESS_METERS, addressAt, createAddress, listAddresses, loadAddress, updateAddress } from "../../core/services/address-records";
+import { NEAREST_ADDRESS_METERS, addressAt, createAddress, listAddresses, loadAddress, updateAddress, upsertAddress } from "../../core/services/address-records";
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, searchAddresses } from "../../core/services/address-search";
 import { presentAddressDetails } from "../../core/services/addresses";
 
@@ -52,11 +52,25 @@ const postAddress = apiRoute({
     "`postalcode,city` and nothing is stored. Empty `postalcode`/`city` are filled from the geocoding result. `country` accepts a " +
     "two-letter code or a name (`Deutschland`, `Germany`) and is stored and answered as the two-letter code (unknown name -> 422). " +
     `Answers 201 with the stored address. ${DETAIL_NOTE}`,
-  request: { body: jsonBody(AddressInput) },
+  request: { body: jsonBody(AddressWritable) },
   responses: { 201: jsonResponse(AddressDetailSchema, "The new address") },
 });
 
-const AddressPatch = AddressInput.extend({
+const upsertAddressByExternalId = apiRoute({
+  method: "put",
+  path: "/address/by-external-id/{external_id}",
+  operationId: "upsertAddress",
+  tags: ["Addresses"],
+  summary: "Create or change the address with the sending system's id",
+  description:
+    "The company's address with this `external_id` (e.g. the shop's customer number): changed with the fields given, as `PATCH /address` " +
+    "changes it (geocoded again when its location fields change), and answered 200; or, when there is none, created as `POST /address` " +
+    "creates it and answered 201. Never a second address with one external id, also when two imports send it at once. Beyond the interface.",
+  request: { params: ExternalIdParam("address", "CUST-1042"), body: jsonBody(AddressInput) },
+  responses: { 200: jsonResponse(AddressDetailSchema, "The changed address"), 201: jsonResponse(AddressDetailSchema, "The created address") },
+});
+
+const AddressPatch = AddressWritable.extend({
   id: z.number().int().positive().openapi({ description: "The address to change" }),
 }).openapi("AddressPatch");
 
@@ -153,6 +167,13 @@ export const addressRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     const row = await createAddress(c.env, db, cid, c.req.valid("json"));
     const [address] = await presentAddressDetails(db, cid, [row]);
     return c.json(address, 201);
+  })
+  .openapi(upsertAddressByExternalId, async (c) => {
+    const db = c.get("db");
+    const cid = c.get("company").id;
+    const { written, created } = await upsertAddress(c.env, db, cid, c.req.valid("param").external_id, c.req.valid("json"));
+    const [address] = await presentAddressDetails(db, cid, [written]);
+    return created ? c.json(address, 201) : c.json(address, 200);
   })
   .openapi(patchAddress, async (c) => {
     const db = c.get("db");

@@ -3,11 +3,12 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import { allOnOnePage, listJson } from "../../core/db/list";
 import { DELIVERY_CODES, DELIVERY_STATUSES, DELIVERY_TYPES } from "../../core/domain/states";
 import { deliveryList, presentDeliveries } from "../../core/services/deliveries";
-import { createDelivery, deleteDeliveries, loadDelivery, updateDelivery } from "../../core/services/delivery-writes";
+import { createDelivery, deleteDeliveries, loadDelivery, updateDelivery, upsertDelivery } from "../../core/services/delivery-writes";
 import { publishAll } from "../../core/services/live";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
+import { ExternalIdParam } from "../schemas/addresses";
 import { DeliverySchema, DeliveryWritable } from "../schemas/deliveries";
 
 const DeliveryList = envelope(DeliverySchema, "DeliveryList");
@@ -62,6 +63,21 @@ const patchDelivery = apiRoute({
   responses: { 200: jsonResponse(DeliverySchema, "The updated delivery") },
 });
 
+const upsertByExternalId = apiRoute({
+  method: "put",
+  path: "/delivery/by-external-id/{external_id}",
+  operationId: "upsertDelivery",
+  tags: ["Deliveries"],
+  summary: "Create or change the delivery with the sending system's id",
+  description:
+    "The company's delivery with this `external_id`: changed with the fields given, as `PATCH /delivery` changes it (fields left out stay; " +
+    "refused as that refuses: 409 when it is on a route that is on the way), and answered 200; or, when there is none, created as " +
+    "`POST /delivery` creates it (`deliverylocation_id` required) and answered 201. Never a second delivery with one external id, also when " +
+    "two imports send the same order at once (the one that comes second changes what the first created). Beyond the interface.",
+  request: { params: ExternalIdParam("order", "SHOP-2026-4711"), body: jsonBody(DeliveryWritable.omit({ external_id: true })) },
+  responses: { 200: jsonResponse(DeliverySchema, "The changed delivery"), 201: jsonResponse(DeliverySchema, "The created delivery") },
+});
+
 const deleteMatching = apiRoute({
   method: "delete",
   path: "/delivery",
@@ -101,6 +117,11 @@ export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     const { delivery, events } = await updateDelivery(c.get("db"), c.get("company"), id, patch);
     c.executionCtx.waitUntil(publishAll(c.env, c.get("company").id, events));
     return c.json(delivery, 200);
+  })
+  .openapi(upsertByExternalId, async (c) => {
+    const { delivery, events, created } = await upsertDelivery(c.get("db"), c.get("company"), c.req.valid("param").external_id, c.req.valid("json"));
+    c.executionCtx.waitUntil(publishAll(c.env, c.get("company").id, events));
+    return created ? c.json(delivery, 201) : c.json(delivery, 200);
   })
   .openapi(deleteMatching, async (c) => {
     const deleted = await deleteDeliveries(c.env, c.get("db"), c.get("company").id, c.req.valid("query").q);

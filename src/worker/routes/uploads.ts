@@ -14,6 +14,8 @@ const COLUMNS =
   "Files: `.xlsx` (first worksheet) or `.csv` (comma, semicolon or tab separated), first row the column names. Columns: the `deliverydata` field names " +
   "(`custom_id`, `contactcompany`, `contactfirstname`, `contactlastname`, `street`, `housenumber`, `postalcode`, `city`, `country`, `email`, `phonenr`, `lat`, `lng`, " +
   "`pdt_from`, `pdt_to`, `els`, `load`, `notes`, `scancode` (alias `barcode`, `Sendungsnummer`, `Paketnummer`: the parcel's code the driver app checks at the door)) or German headings (`Firma`, `Strasse`, `Hausnummer`, `PLZ`, `Ort`, `Von`, `Bis`, …), plus `tour` for pre-clustered rows. " +
+  "A row with an `external_id` (the sending system's order id) the company has already changes that delivery instead of adding one (an upsert: " +
+  "its fields and its address as the row gives them), unless it is on a route that is on the way (listed in `vague_addresses` then). " +
   "Rows that cannot be used (nothing found for the address, bad numbers or times) are skipped and listed in the process's `vague_addresses` with file, row, " +
   "reason and the address as given (`street`, `housenumber`, `postalcode`, `city`, `country`). An empty file, or one with a header and no data rows, is a 422 and nothing is created. " +
   `Limits: ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB per request (413); an XLSX entry may inflate to ${SHEET_LIMITS.entryBytes / 1024 / 1024} MiB, the workbook to ${SHEET_LIMITS.totalBytes / 1024 / 1024} MiB, ` +
@@ -71,7 +73,7 @@ const deliveryOnly = apiRoute({
   request: { body: formBody },
   responses: {
     200: jsonResponse(
-      Started.extend({ num_created: z.number().int(), delivery_ids: z.array(z.number().int()), vague_addresses: z.array(VagueAddress) }),
+      Started.extend({ num_created: z.number().int(), num_updated: z.number().int().openapi({ description: "Deliveries changed by their `external_id` (beyond the interface)" }), delivery_ids: z.array(z.number().int()), vague_addresses: z.array(VagueAddress) }),
       "The created deliveries and the rows skipped",
     ),
   },
@@ -149,8 +151,9 @@ export const uploadRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHoo
     deliveryOnly,
     async (c) => {
       const form = await readForm(c);
-      const { processId, ids, vague } = await uploadDeliveriesOnly(c.env, c.get("db"), c.get("company"), c.get("user").id, await formFiles(form));
-      return c.json({ message: `${ids.length} deliveries created`, process_id: processId, num_created: ids.length, delivery_ids: ids, vague_addresses: vague }, 200);
+      const { processId, ids, updated, vague } = await uploadDeliveriesOnly(c.env, c.get("db"), c.get("company"), c.get("user").id, await formFiles(form));
+      const created = ids.length - updated;
+      return c.json({ message: `${created} deliveries created${updated ? `, ${updated} changed` : ""}`, process_id: processId, num_created: created, num_updated: updated, delivery_ids: ids, vague_addresses: vague }, 200);
     },
   )
   .openapi(batch, async (c) => {

@@ -19,6 +19,7 @@ export const AddressSchema = z
     phonenr: z.string().nullable(),
     location: Point.nullable(),
     addresstype: z.string().nullable(),
+    external_id: z.string().nullable().openapi({ description: "The sending system's own id of the address (e.g. its customer number), unique within the company; `PUT /address/by-external-id/{external_id}` creates or changes the address by it (beyond the interface)" }),
   })
   .openapi("Address");
 
@@ -56,3 +57,15 @@ export const AddressInput = z
     lng: z.number().min(-180).max(180).optional(),
   })
   .openapi("AddressInput");
+
+/** The external id of an order or address: the sending system's key, unique within the company. */
+export const ExternalId = z.string().trim().min(1).max(100).regex(/^[^\x00-\x1f\x7f]+$/, "must be 1 to 100 characters without control characters");
+
+/** The path parameter of the upserts by external id. */
+export const ExternalIdParam = (of: string, example: string) =>
+  z.object({ external_id: ExternalId.openapi({ param: { name: "external_id", in: "path" }, description: `The sending system's own id of the ${of} (URL-encoded)`, example }) });
+
+/** The address endpoints' input: an address and its external id (routing's `deliverydata` items take the delivery's). */
+export const AddressWritable = AddressInput.extend({
+  external_id: ExternalId.nullable().optional().openapi({ description: "The sending system's own id of the address, unique within the company (409 when another address has it)" }),
+}).openapi("AddressWritable");

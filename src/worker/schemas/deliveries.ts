@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { DateTime, Point } from "../openapi";
 import { MAX_TIME_WINDOWS } from "../../core/domain/time-windows";
-import { AddressSchema } from "./addresses";
+import { AddressSchema, ExternalId } from "./addresses";
 import { SkillsInput, SkillsOutput } from "./skills";
 
 const dt = DateTime.nullable();
@@ -37,6 +37,7 @@ export const DeliverySchema = z
     load_3: int.openapi({ description: "Load of the third kind (e.g. pallets), against the vehicle's `capacity_3` (beyond the interface)" }),
     required_skills: SkillsOutput.openapi({ description: "Skills the vehicle or its driver must have to serve it (beyond the interface; docs/features/fleet-and-opening-hours.md)" }),
     notes: str, custom_id: str, custom_tour: str, drivernotes: str,
+    external_id: str.openapi({ description: "The sending system's own id of the order, unique within the company; `PUT /delivery/by-external-id/{external_id}` creates or changes the delivery by it (beyond the interface)" }),
     final: z.boolean().nullable(),
     vehicle: str, scancode: str,
     notify_customer: z.boolean(),
@@ -70,6 +71,7 @@ export const DeliveryWritable = z.object({
   required_skills: SkillsInput.optional(),
   notes: z.string().max(2000).nullable().optional(),
   custom_id: z.string().max(100).nullable().optional(),
+  external_id: ExternalId.nullable().optional().openapi({ description: "The sending system's own id of the order, unique within the company (409 when another delivery has it)" }),
   custom_tour: z.string().max(100).nullable().optional(),
   final: z.boolean().nullable().optional(),
   vehicle: z.string().max(50).nullable().optional(),
