@@ -3,8 +3,8 @@
 export interface RoutingJob {
   processId: string;
   companyId: number;
-  /** `upload`: a one-step upload to import before routing. */
-  kind?: "upload";
+  /** `upload`: a one-step upload to import before routing; `bulk`: a bulk intake to geocode and write (services/bulk-intake.ts). */
+  kind?: "upload" | "bulk";
   /** Absolute base of the company's API (`<origin>/<slug>/api`) for the links the job hands out. */
   apiBase: string;
 }

@@ -13,6 +13,7 @@ import { givePartUp, runRoutingPart } from "../core/services/routing/fan-out";
 import { companySlug } from "../core/services/company-lookup";
 import { runRetention } from "../core/services/retention";
 import { runOneStepUpload } from "../core/services/uploads";
+import { runBulkIntake } from "../core/services/bulk-intake";
 import { deliverWebhook, webhooksBehind } from "../core/services/webhooks";
 
 export { CompanyCoordinator } from "../durable/company";
@@ -47,6 +48,7 @@ const consumers: Record<keyof typeof QUEUES, Consumer> = {
       const job = body as RoutingMessage;
       // The message id is the same on redelivery: a retry of this message may resume its own claim.
       if (job.kind === "upload") await runOneStepUpload(env, db, job, messageId);
+      else if (job.kind === "bulk") await runBulkIntake(env, db, job, messageId);
       else if (job.kind === "routing-part") await runRoutingPart(env, job);
       else if (job.kind === "routing-merge") await runRouting(env, db, job.companyId, job.processId, job.attempt, job.apiBase, "merge");
       else await runRouting(env, db, job.companyId, job.processId, messageId, job.apiBase, "fan-out");

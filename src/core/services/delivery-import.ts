@@ -8,7 +8,7 @@ import type { Company } from "../context";
 import { addresses, deliveries } from "../db/schema";
 import { d1Statement, inList } from "../db/sql";
 import type { Env } from "../env";
-import { ApiError, unprocessable } from "../errors";
+import { ApiError, conflict, unprocessable } from "../errors";
 import { normaliseDateTime } from "../lib/time";
 import { type DateTimeWindow, checkTimeWindows } from "../domain/time-windows";
 import { type AddressInputType, resolveAddressInput } from "./address-input";
@@ -43,28 +43,62 @@ export interface VagueAddress {
   fields: string;
 }
 
+/** An item written: created, or changed by its `external_id`. */
+export interface ImportedItem {
+  index: number;
+  id: number;
+  created: boolean;
+}
+
 /**
- * Imports the items. `fail`: the first unusable item is a 422 naming its
- * fields and nothing is stored (routing requests). `collect`: unusable items
- * are skipped and reported (uploads). Answers the delivery ids, ascending.
+ * Imports the items. `fail`: the first unusable item is an ApiError naming its
+ * fields (`<field>.<index>.<name>`) and nothing is stored (routing requests,
+ * bulk intake). `collect`: unusable items are skipped and reported (uploads,
+ * bulk intake with `partial`). `results` name each written item's delivery,
+ * by index; `alsoInBatch` goes into the D1 batch (the transaction) of the writes.
  *
  * An item with an `external_id` the company has already changes that delivery
  * (an upsert: its fields and its new address), unless it is on a route on the
- * way: such items are reported as unusable (only uploads send external ids:
- * routing's `deliverydata` has none). `updated` counts the changed ones.
+ * way: such an item is unusable. `updated` counts the changed ones.
  */
-export async function importDeliveries(env: Env, company: Company, depotId: number, items: DeliveryDataItem[], onProblem: "fail" | "collect"): Promise<{ ids: number[]; vague: VagueAddress[]; updated: number }> {
-  const resolved = [];
+export async function importDeliveries(
+  env: Env,
+  company: Company,
+  depotId: number,
+  items: DeliveryDataItem[],
+  onProblem: "fail" | "collect",
+  field = "deliverydata",
+  alsoInBatch: D1PreparedStatement[] = [],
+): Promise<{ ids: number[]; results: ImportedItem[]; vague: VagueAddress[]; updated: number }> {
   const vague: VagueAddress[] = [];
+  const refuse = (index: number, err: ApiError) => {
+    if (onProblem === "fail") throw err;
+    vague.push({ index, message: err.message, fields: err.fields });
+  };
+  let resolved = [];
   for (const [i, item] of items.entries()) {
     try {
-      resolved.push({ ...(await resolveItem(env, company, item, `deliverydata.${i}.`)), index: i });
+      resolved.push({ ...(await resolveItem(env, company, item, `${field}.${i}.`)), index: i });
     } catch (err) {
-      if (onProblem === "fail" || !(err instanceof ApiError)) throw err;
-      vague.push({ index: i, message: err.message, fields: err.fields });
+      if (!(err instanceof ApiError)) throw err;
+      refuse(i, err);
     }
   }
-  if (!resolved.length) return { ids: [], vague, updated: 0 };
+  // The orders named by external id: which the company has, and which are on a route on the way (those cannot change).
+  const externalIds = [...new Set(resolved.flatMap((r) => (r.delivery.external_id ? [r.delivery.external_id] : [])))];
+  const known = externalIds.length
+    ? ((await d1Statement(env.DB, sql`select ${deliveries.external_id} as external_id, ${onTheWay} as driving from ${deliveries} where ${deliveries.company_id} = ${company.id} and ${inList(deliveries.external_id, externalIds)}`).all<{ external_id: string; driving: number }>()).results)
+    : [];
+  const existing = new Set(known.map((k) => k.external_id));
+  const driving = new Set(known.filter((k) => k.driving).map((k) => k.external_id));
+  const onTheWayRefusal = (key: string, index: number) => conflict(`The delivery with external_id ${key} is on a route that is on the way: not changed`, `${field}.${index}.external_id`);
+  resolved = resolved.filter((r) => {
+    const key = r.delivery.external_id;
+    if (!key || !driving.has(key)) return true;
+    refuse(r.index, onTheWayRefusal(key, r.index));
+    return false;
+  });
+  if (!resolved.length) return { ids: [], results: [], vague, updated: 0 };
   // Rows travel as JSON parameters (D1 binds at most 100 values per statement). One INSERT … SELECT
   // numbers its rows consecutively, so delivery k refers to the k-th new address.
   const addressColumns = ["contactcompany", "customernr", "contactfirstname", "contactlastname", "street", "housenumber", "postalcode", "city", "district", "country", "email", "phonenr", "addresstype", "lng", "lat", "geocode_source"] as const;
@@ -75,30 +109,33 @@ export async function importDeliveries(env: Env, company: Company, depotId: numb
   const addressRows = JSON.stringify(resolved.map((r) => pick(r.location as unknown as Record<string, unknown>, addressColumns)));
   const deliveryRows = JSON.stringify(resolved.map((r) => pick(r.delivery, deliveryColumns)));
   const n = resolved.length;
-  const externalIds = [...new Set(resolved.flatMap((r) => (r.delivery.external_id ? [r.delivery.external_id] : [])))];
   // SQLite parses `INSERT … SELECT … ON CONFLICT` only with a WHERE in the SELECT.
   const upsert = sql.raw(
     `where true order by key on conflict ("company_id", "external_id") do update set ` +
       ["supplierlocation_id", "deliverylocation_id", ...deliveryColumns].map((c) => `"${c}" = excluded."${c}"`).join(", "),
   );
-  const [known, , written] = await env.DB.batch([
-    d1Statement(env.DB, sql`select ${deliveries.external_id} as external_id from ${deliveries} where ${deliveries.company_id} = ${company.id} and ${inList(deliveries.external_id, externalIds.length ? externalIds : [""])}`),
-    d1Statement(env.DB, sql`insert into ${addresses} ("company_id", ${names(addressColumns)}) select ${company.id}, ${fields(addressColumns)} from json_each(${addressRows}) order by key`),
+  const [newAddresses, written] = await env.DB.batch([
+    d1Statement(env.DB, sql`insert into ${addresses} ("company_id", ${names(addressColumns)}) select ${company.id}, ${fields(addressColumns)} from json_each(${addressRows}) order by key returning id`),
     d1Statement(
       env.DB,
       sql`insert into ${deliveries} ("company_id", "supplierlocation_id", "deliverylocation_id", ${names(deliveryColumns)})
           select ${company.id}, ${depotId}, (select max(id) from ${addresses} where company_id = ${company.id}) - (${n} - 1 - key), ${fields(deliveryColumns)}
-          from json_each(${deliveryRows}) ${upsert} where not ${onTheWay} returning id, external_id`,
+          from json_each(${deliveryRows}) ${upsert} where not ${onTheWay} returning id, deliverylocation_id`,
     ),
+    ...alsoInBatch,
   ]);
-  const rows = written.results as { id: number; external_id: string | null }[];
-  const done = new Set(rows.map((r) => r.external_id));
-  resolved.forEach((r) => {
-    const key = r.delivery.external_id;
-    if (key && !done.has(key)) vague.push({ index: r.index, message: `The delivery with external_id ${key} is on a route that is on the way: not changed`, fields: `deliverydata.${r.index}.external_id` });
+  // The k-th new address (ids ascend in insertion order) is item k's: each written delivery names its item by its address.
+  const addressIds = (newAddresses.results as { id: number }[]).map((a) => a.id).sort((a, b) => a - b);
+  const itemOf = new Map(addressIds.map((id, k) => [id, resolved[k]]));
+  const results: ImportedItem[] = (written.results as { id: number; deliverylocation_id: number }[]).map((row) => {
+    const item = itemOf.get(row.deliverylocation_id)!;
+    return { index: item.index, id: row.id, created: !(item.delivery.external_id && existing.has(item.delivery.external_id)) };
   });
-  const before = new Set((known.results as { external_id: string }[]).map((r) => r.external_id));
-  return { ids: [...new Set(rows.map((r) => r.id))].sort((a, b) => a - b), vague, updated: externalIds.filter((e) => before.has(e) && done.has(e)).length };
+  results.sort((a, b) => a.index - b.index);
+  // Put on a route on the way between the look and the write: the statement left it unchanged.
+  const done = new Set(results.map((r) => r.index));
+  for (const r of resolved) if (!done.has(r.index)) vague.push({ index: r.index, message: onTheWayRefusal(r.delivery.external_id ?? "", r.index).message, fields: `${field}.${r.index}.external_id` });
+  return { ids: [...new Set(results.map((r) => r.id))].sort((a, b) => a - b), results, vague, updated: results.filter((r) => !r.created).length };
 }
 
 async function resolveItem(env: Env, company: Company, item: DeliveryDataItem, prefix: string) {

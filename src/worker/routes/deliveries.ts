@@ -9,7 +9,9 @@ import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
 import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse, jsonText } from "../openapi";
 import { ExternalIdParam } from "../schemas/addresses";
-import { DeliverySchema, DeliveryWritable } from "../schemas/deliveries";
+import { DeliveryData, DeliverySchema, DeliveryWritable } from "../schemas/deliveries";
+import { MAX_BULK_ITEMS, takeBulk } from "../../core/services/bulk-intake";
+import { apiBase } from "./company";
 
 const DeliveryList = envelope(DeliverySchema, "DeliveryList");
 const Lookup = z.object({ id: z.number().int(), name: z.string() }).openapi("LookupValue");
@@ -78,6 +80,40 @@ const upsertByExternalId = apiRoute({
   responses: { 200: jsonResponse(DeliverySchema, "The changed delivery"), 201: jsonResponse(DeliverySchema, "The created delivery") },
 });
 
+const BulkResult = z
+  .union([
+    z.object({ index: z.number().int(), status: z.enum(["created", "updated"]), id: z.number().int() }),
+    z.object({ index: z.number().int(), status: z.literal("refused"), message: z.string(), fields: z.string() }),
+  ])
+  .openapi("BulkItemResult");
+const BulkWritten = z
+  .object({ num_created: z.number().int(), num_updated: z.number().int(), num_refused: z.number().int(), results: z.array(BulkResult).openapi({ description: "One per item, in the items' order" }) })
+  .openapi("BulkWritten");
+
+const bulkDeliveries = apiRoute({
+  method: "post",
+  path: "/delivery/bulk",
+  operationId: "createDeliveriesInBulk",
+  tags: ["Deliveries"],
+  summary: `Create (or change by external_id) up to ${MAX_BULK_ITEMS} deliveries with their addresses`,
+  description:
+    "Every item is a `deliverydata` item of the routing requests (address fields, window, loads, …) with an optional `external_id`: an item whose " +
+    "`external_id` the company has changes that delivery. All or nothing by default: the first unusable item (a bad date, an address nothing is found " +
+    "for, a window that ends before it starts, an order on a route on the way) is refused naming it (`items.3.pdt_from`) and nothing is stored. " +
+    "With `partial: true` the usable items are written and each item gets its result. When every item has a coordinate the answer is 200 with the " +
+    "results; otherwise 202 with a process id: the items are geocoded and written in the background, and `GET /process/status/{process_id}` shows the " +
+    "results in `import_deliveries.meta` once `final` is finished (failed, with the reason, when all or nothing refused). One request for the rate limit. Beyond the interface.",
+  request: {
+    body: jsonBody(
+      z.object({
+        items: z.array(DeliveryData.extend({ external_id: DeliveryWritable.shape.external_id })).min(1).max(MAX_BULK_ITEMS),
+        partial: z.boolean().optional().openapi({ description: "Write the usable items and answer a result per item (default: all or nothing)" }),
+      }),
+    ),
+  },
+  responses: { 200: jsonResponse(BulkWritten, "The items written"), 202: jsonResponse(z.object({ message: z.string(), process_id: z.string() }).openapi("BulkStarted"), "Geocoding and writing in the background") },
+});
+
 const deleteMatching = apiRoute({
   method: "delete",
   path: "/delivery",
@@ -122,6 +158,12 @@ export const deliveryRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationH
     const { delivery, events, created } = await upsertDelivery(c.get("db"), c.get("company"), c.req.valid("param").external_id, c.req.valid("json"));
     c.executionCtx.waitUntil(publishAll(c.env, c.get("company").id, events));
     return created ? c.json(delivery, 201) : c.json(delivery, 200);
+  })
+  .openapi(bulkDeliveries, async (c) => {
+    const { items, partial } = c.req.valid("json");
+    const taken = await takeBulk(c.env, c.get("db"), c.get("company"), c.get("user").id, items, partial ?? false, apiBase(c));
+    if ("processId" in taken) return c.json({ message: "Some items have no coordinate: they are geocoded and written in the background", process_id: taken.processId }, 202);
+    return c.json(taken.written, 200);
   })
   .openapi(deleteMatching, async (c) => {
     const deleted = await deleteDeliveries(c.env, c.get("db"), c.get("company").id, c.req.valid("query").q);

@@ -18,7 +18,7 @@ import { validationHook } from "../errors";
 import { normaliseTimeOfDay } from "../../core/lib/time";
 import { BooleanQuery, IdParam, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
 import { AddressInput } from "../schemas/addresses";
-import { DeliveryWritable } from "../schemas/deliveries";
+import { DeliveryData } from "../schemas/deliveries";
 import { runRouting } from "../../core/services/routing/run";
 import { companyStub } from "../../core/services/live";
 import { MAX_TIME_BUDGET_SECONDS } from "../../core/services/routing/budget";
@@ -85,25 +85,6 @@ const RoutingQuery = z.object({
         "`fleet` (default): fewest tours first, then cost. `cost`: the cheapest plan (distance x `km_rate`, `daily_rate` per used vehicle, time costs) within the fleet given, " +
         "without emptying tours first: for a fleet that is paid for anyway (beyond the interface).",
     }),
-});
-
-const DeliveryData = AddressInput.extend({
-  custom_id: z.string().max(100).nullable().optional(),
-  pdt_from: z.string().max(40).nullable().optional(),
-  pdt_to: z.string().max(40).nullable().optional(),
-  time_windows: DeliveryWritable.shape.time_windows,
-  els: z.number().int().min(0).max(1440).nullable().optional(),
-  load: z.number().int().min(0).nullable().optional(),
-  load_2: DeliveryWritable.shape.load_2,
-  load_3: DeliveryWritable.shape.load_3,
-  required_skills: DeliveryWritable.shape.required_skills,
-  notes: z.string().max(2000).nullable().optional(),
-  scancode: z.string().max(200).nullable().optional().openapi({ description: "The parcel's barcode or QR code (Delivery `scancode`), which the driver app checks at the door" }),
-  final: z.boolean().nullable().optional(),
-  pickup_ref_id: z.number().int().nullable().optional(),
-  notify_customer_email: z.boolean().nullable().optional(),
-  notify_customer_sms: z.boolean().nullable().optional(),
-  deliverytype_id: z.number().int().nullable().optional(),
 });
 
 const RoutingBody = z.object({

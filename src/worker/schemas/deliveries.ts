@@ -2,7 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { DateTime, Point } from "../openapi";
 import { MAX_TIME_WINDOWS } from "../../core/domain/time-windows";
-import { AddressSchema, ExternalId } from "./addresses";
+import { AddressInput, AddressSchema, ExternalId } from "./addresses";
 import { SkillsInput, SkillsOutput } from "./skills";
 
 const dt = DateTime.nullable();
@@ -84,4 +84,24 @@ export const DeliveryWritable = z.object({
   deliverytype_id: z.number().int().nullable().optional(),
   code: z.number().int().nullable().optional(),
   pickup_ref_id: z.number().int().positive().nullable().optional(),
+});
+
+/** A delivery with its address, to create: routing's `deliverydata` items and bulk intake's (with an `external_id`). */
+export const DeliveryData = AddressInput.extend({
+  custom_id: z.string().max(100).nullable().optional(),
+  pdt_from: z.string().max(40).nullable().optional(),
+  pdt_to: z.string().max(40).nullable().optional(),
+  time_windows: DeliveryWritable.shape.time_windows,
+  els: z.number().int().min(0).max(1440).nullable().optional(),
+  load: z.number().int().min(0).nullable().optional(),
+  load_2: DeliveryWritable.shape.load_2,
+  load_3: DeliveryWritable.shape.load_3,
+  required_skills: DeliveryWritable.shape.required_skills,
+  notes: z.string().max(2000).nullable().optional(),
+  scancode: z.string().max(200).nullable().optional().openapi({ description: "The parcel's barcode or QR code (Delivery `scancode`), which the driver app checks at the door" }),
+  final: z.boolean().nullable().optional(),
+  pickup_ref_id: z.number().int().nullable().optional(),
+  notify_customer_email: z.boolean().nullable().optional(),
+  notify_customer_sms: z.boolean().nullable().optional(),
+  deliverytype_id: z.number().int().nullable().optional(),
 });
