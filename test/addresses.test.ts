@@ -269,6 +269,17 @@ describe("addresses: reverse geocoding (/addressforlocation)", () => {
     expect(res.body.distance).toBeLessThan(80);
   });
 
+  it("takes the longitude as lng too (the name every body uses), never both", async () => {
+    const byLng = await co.api("GET", "/addressforlocation?lng=13.7378&lat=51.0508");
+    expect([byLng.status, byLng.body.id]).toEqual([200, stored.id]);
+    const both = await co.api("GET", "/addressforlocation?lon=13.7378&lng=13.7378&lat=51.0508");
+    expect([both.status, both.body.fields]).toEqual([422, "lon,lng"]);
+    const neither = await co.api("GET", "/addressforlocation?lat=51.0508");
+    expect([neither.status, neither.body.fields]).toEqual([422, "lon"]);
+    const areaByLng = await co.api("GET", "/areaforpoint?lat=48.1374&lng=11.5755");
+    expect([areaByLng.status, areaByLng.body.plz]).toEqual([200, "80331"]);
+  });
+
   it("the company depot is found too", async () => {
     const res = await co.api("GET", "/addressforlocation?lon=13.3849&lat=52.5317");
     expect(res.status).toBe(200);

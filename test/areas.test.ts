@@ -458,6 +458,6 @@ describe("OpenAPI document", () => {
     expect(Object.keys(paths["/{slug}/api/deletetourarea/{tourarea_id}"])).toEqual(["delete"]);
     expect(Object.keys(paths["/_operator/postal-areas"])).toEqual(["post"]);
     expect(paths["/{slug}/api/plzareas"].get.description).toContain("unpaginated list of every postal-code area");
-    expect(paths["/{slug}/api/areaforpoint"].get.parameters.map((p: { name: string }) => p.name)).toEqual(["slug", "lat", "lon"]);
+    expect(paths["/{slug}/api/areaforpoint"].get.parameters.map((p: { name: string }) => p.name)).toEqual(["slug", "lat", "lon", "lng"]);
   });
 });

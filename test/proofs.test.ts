@@ -126,6 +126,8 @@ describe("proof of delivery", () => {
     const reported = await co.api("POST", `/deliverydone/${deliveryId}`, { token: driver.token, body: { status: "delivered", position: point } });
     expect(reported.status, reported.text).toBe(200);
     const [proof] = (await co.api("GET", `/delivery/${deliveryId}/proof`)).body.objects;
+    // Answered in the shape it was sent (GeoJSON, accuracy beside it), and in the older one (deprecated).
+    expect(proof.location).toEqual(point);
     expect(proof.position).toEqual({ lat: DEST.lat + 0.00045, lng: DEST.lng, accuracy: 8 });
     expect(proof.distance_m).toBeGreaterThan(45);
     expect(proof.distance_m).toBeLessThan(55);

@@ -5,7 +5,7 @@
  */
 import { type RouteConfig, createRoute, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./app-env";
-import { forbidden } from "../core/errors";
+import { forbidden, unprocessable } from "../core/errors";
 import type { Context } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -108,6 +108,33 @@ export const DateTime = z.string().openapi({ format: "date-time", example: "2026
 export const Point = z
   .object({ type: z.literal("Point"), coordinates: z.tuple([z.number(), z.number()]).openapi({ minItems: 2, maxItems: 2 }) })
   .openapi("Point", { description: "GeoJSON point, [longitude, latitude]" });
+
+/** A numeric query parameter in a range ("" and non-numbers -> 422 naming it). */
+const coordinateQuery = (limit: number, description: string) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/, "must be a number")
+    .transform(Number)
+    .pipe(z.number().min(-limit).max(limit))
+    .openapi({ type: "number", minimum: -limit, maximum: limit, description });
+
+/**
+ * A point in a query: `lat`, and `lon` as the interface names it or `lng` as every body does
+ * (one of the two; `pointOfQuery` refuses both or neither, naming `lon`).
+ */
+export const PointQuery = z.object({
+  lat: coordinateQuery(90, "Latitude (WGS84), -90..90"),
+  lon: coordinateQuery(180, "Longitude (WGS84), -180..180; or `lng`").optional(),
+  lng: coordinateQuery(180, "Longitude, as the bodies name it: an alias of `lon` (give one of them)").optional(),
+});
+
+export function pointOfQuery(query: { lat: number; lon?: number; lng?: number }): { lat: number; lon: number } {
+  if (query.lon !== undefined && query.lng !== undefined) throw unprocessable("Give the longitude as lon or as lng, not both", "lon,lng");
+  const lon = query.lon ?? query.lng;
+  if (lon === undefined) throw unprocessable("lon is required (or its alias lng)", "lon");
+  return { lat: query.lat, lon };
+}
 
 type JsonSchema = { $ref?: string; type?: string | string[]; properties?: Record<string, JsonSchema>; items?: JsonSchema; additionalProperties?: unknown; [k: string]: unknown };
 type Document = { paths?: Record<string, Record<string, unknown>>; components?: { schemas?: Record<string, JsonSchema> } };

@@ -63,6 +63,7 @@ export function presentProof(row: ProofRow, apiBase: string): DeliveryProof {
     driver_id: row.driver_id,
     recipient: row.recipient,
     reported_at: row.reported_at,
+    location: row.lat !== null && row.lng !== null ? { type: "Point", coordinates: [row.lng, row.lat], accuracy: row.accuracy } : null,
     position: row.lat !== null && row.lng !== null ? { lat: row.lat, lng: row.lng, accuracy: row.accuracy } : null,
     distance_m: row.distance_m === null ? null : Math.round(row.distance_m),
     far_from_address: row.far_from_address,

@@ -489,7 +489,7 @@ export type paths = {
         };
         /**
          * Reverse geocoding: the address at a point
-         * @description The company's stored address nearest to the point, when one lies within 150 m (ties: lower id); else the nearest gazetteer place (postal code and place name; or the configured provider's answer) as an address object with `id: null`, `postalcode`, `city`, `country`, `location` (the place's coordinate) and `addresstype: "gazetteer"` (every other text field null, no deliveries). `distance` gives the metres from the query point. 422 when nothing is near (no place within 30 km, e.g. at sea), and when `lon` or `lat` is missing, not a number or out of range (named in `fields`).
+         * @description The company's stored address nearest to the point, when one lies within 150 m (ties: lower id); else the nearest gazetteer place (postal code and place name; or the configured provider's answer) as an address object with `id: null`, `postalcode`, `city`, `country`, `location` (the place's coordinate) and `addresstype: "gazetteer"` (every other text field null, no deliveries). `distance` gives the metres from the query point. 422 when nothing is near (no place within 30 km, e.g. at sea), and when `lon` (or its alias `lng`, one of the two) or `lat` is missing, not a number or out of range (named in `fields`).
          */
         get: operations["getAddressForLocation"];
         put?: never;
@@ -1601,7 +1601,7 @@ export type paths = {
         };
         /**
          * Postal-code area containing a point
-         * @description `lat` and `lon` are required query parameters (dispatch-api.md lists them as body parameters; a GET carries them in the query). When no postal-code area contains the point the answer is still 200: `{success: false, plzarea_id: null, plz: null, geom: null, area_id: null}`. Missing or out-of-range coordinates: 422.
+         * @description `lat` and `lon` (or its alias `lng`) are required query parameters (dispatch-api.md lists them as body parameters; a GET carries them in the query). When no postal-code area contains the point the answer is still 200: `{success: false, plzarea_id: null, plz: null, geom: null, area_id: null}`. Missing or out-of-range coordinates: 422.
          */
         get: operations["getAreaForPoint"];
         put?: never;
@@ -3495,13 +3495,21 @@ export type components = {
              * @description When the driver reported, by the phone's clock (an offline report keeps its original time)
              */
             reported_at: string | null;
-            /** @description Where the report was made (the phone's position then); `accuracy` in metres */
+            /** @description Where the report was made (the phone's position then): a GeoJSON point as everywhere in the interface, `accuracy` in metres beside its coordinates (the shape `POST /deliverydone` takes) */
+            location: components["schemas"]["Point"] & ({
+                /** @description Metres */
+                accuracy: number | null;
+            } | null);
+            /**
+             * @deprecated
+             * @description Deprecated: `location` as `{lat, lng, accuracy}`, kept for clients written before it
+             */
             position: {
                 lat: number;
                 lng: number;
                 accuracy: number | null;
             } | null;
-            /** @description Metres between `position` and the delivery address */
+            /** @description Metres between `location` and the delivery address */
             distance_m: number | null;
             /** @description true when the report was made more than 300 m from the delivery address */
             far_from_address: boolean | null;
@@ -6415,10 +6423,12 @@ export interface operations {
     getAddressForLocation: {
         parameters: {
             query: {
-                /** @description Longitude, -180..180 */
-                lon: number;
-                /** @description Latitude, -90..90 */
+                /** @description Latitude (WGS84), -90..90 */
                 lat: number;
+                /** @description Longitude (WGS84), -180..180; or `lng` */
+                lon?: number;
+                /** @description Longitude, as the bodies name it: an alias of `lon` (give one of them) */
+                lng?: number;
             };
             header?: never;
             path: {
@@ -14056,8 +14066,10 @@ export interface operations {
             query: {
                 /** @description Latitude (WGS84), -90..90 */
                 lat: number;
-                /** @description Longitude (WGS84), -180..180 */
-                lon: number;
+                /** @description Longitude (WGS84), -180..180; or `lng` */
+                lon?: number;
+                /** @description Longitude, as the bodies name it: an alias of `lon` (give one of them) */
+                lng?: number;
             };
             header?: never;
             path: {

@@ -1,4 +1,5 @@
 /** Proof of delivery on the wire: the record `GET /delivery/<id>/proof` answers, and what events say of it. */
+import type { Point } from "./geo";
 
 export type ProofImageType = "image/jpeg" | "image/png" | "image/webp";
 
@@ -18,7 +19,9 @@ export interface DeliveryProof {
   recipient: string | null;
   /** When the driver reported, by the phone's clock (an offline report keeps its original time). */
   reported_at: string | null;
-  /** Where the report was made (the phone's position then); `accuracy` in metres. */
+  /** Where the report was made (the phone's position then): a GeoJSON point, `accuracy` in metres beside its coordinates. */
+  location: (Point & { accuracy: number | null }) | null;
+  /** Deprecated: `location` as `{lat, lng, accuracy}` (the only shape before it). */
   position: { lat: number; lng: number; accuracy: number | null } | null;
   /** Metres between `position` and the delivery address. */
   distance_m: number | null;

@@ -58,8 +58,9 @@ const dropReport = (key: string) => run("readwrite", (s) => s.delete(key));
 /** A key that sorts by creation time. */
 export const reportKey = () => `${Date.now().toString().padStart(15, "0")}-${crypto.randomUUID()}`;
 
-/** Not a refusal of the service: no network, or the service unreachable. Such reports wait. */
-const unreachable = (err: unknown) => !(err instanceof ApiError) || err.status >= 500 || err.status === 429;
+/** Not a refusal of the service: no network, the service unreachable, or the same report still running there (409 on its key). Such reports wait. */
+const unreachable = (err: unknown) =>
+  !(err instanceof ApiError) || err.status >= 500 || err.status === 429 || (err.status === 409 && err.fields.includes("Idempotency-Key"));
 
 /**
  * Sends what waits, oldest first, until the first one that cannot go out for
@@ -84,7 +85,8 @@ export async function flushReports(api: Api): Promise<{ sent: number; refused: s
         drivernotes: r.drivernotes || undefined,
         recipient: r.recipient || undefined,
         scancode: r.scancode || undefined,
-        position: r.position,
+        // The interface's GeoJSON point, accuracy beside it (kept in the queue as the phone gave it).
+        position: r.position && { type: "Point", coordinates: [r.position.lng, r.position.lat], accuracy: r.position.accuracy },
         reported_at: r.reported_at,
       }, undefined, { idempotencyKey: `${r.key}-report` });
       await dropReport(r.key);
@@ -92,7 +94,9 @@ export async function flushReports(api: Api): Promise<{ sent: number; refused: s
     } catch (err) {
       if (unreachable(err)) break;
       // A report made before idempotency keys, or kept past their hours: it arrived before, nothing is missing.
-      if (!(err instanceof ApiError && err.status === 409 && /already reported/i.test(err.message))) refused.push(`Stop report not accepted: ${err instanceof Error ? err.message : String(err)}`);
+      // A key already used for another body: the report went out before (sent by an older app in the older shape).
+      const arrived = err instanceof ApiError && ((err.status === 409 && /already reported/i.test(err.message)) || (err.status === 422 && err.fields.includes("Idempotency-Key")));
+      if (!arrived) refused.push(`Stop report not accepted: ${err instanceof Error ? err.message : String(err)}`);
       await dropReport(r.key);
     }
   }

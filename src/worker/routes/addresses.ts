@@ -4,7 +4,7 @@ import { AddressDetailSchema, AddressInput, AddressWritable, ExternalIdParam } f
 import { allOnOnePage } from "../../core/db/list";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
-import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
+import { BooleanQuery, IdParam, ListQuery, apiRoute, envelope, PointQuery, jsonBody, jsonResponse, pointOfQuery } from "../openapi";
 import { NEAREST_ADDRESS_METERS, addressAt, createAddress, listAddresses, loadAddress, updateAddress, upsertAddress } from "../../core/services/address-records";
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX, searchAddresses } from "../../core/services/address-search";
 import { presentAddressDetails } from "../../core/services/addresses";
@@ -89,16 +89,6 @@ const patchAddress = apiRoute({
   responses: { 200: jsonResponse(AddressDetailSchema, "The updated address") },
 });
 
-/** A required numeric query parameter in a range ("" and non-numbers -> 422 naming it). */
-const coordinateQuery = (min: number, max: number, description: string) =>
-  z
-    .string()
-    .trim()
-    .regex(/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/, "must be a number")
-    .transform(Number)
-    .pipe(z.number().min(min).max(max))
-    .openapi({ type: "number", minimum: min, maximum: max, description });
-
 const ReverseAddressSchema = AddressDetailSchema.extend({
   id: z.number().int().nullable().openapi({ description: "The stored address's id; null for a gazetteer place" }),
   distance: z.number().int().openapi({ description: "Metres from the query point to the address or place found" }),
@@ -115,12 +105,9 @@ const addressForLocation = apiRoute({
     "else the nearest gazetteer place (postal code and place name; or the configured provider's answer) as an address object " +
     'with `id: null`, `postalcode`, `city`, `country`, `location` (the place\'s coordinate) and `addresstype: "gazetteer"` ' +
     "(every other text field null, no deliveries). `distance` gives the metres from the query point. 422 when nothing is near " +
-    "(no place within 30 km, e.g. at sea), and when `lon` or `lat` is missing, not a number or out of range (named in `fields`).",
+    "(no place within 30 km, e.g. at sea), and when `lon` (or its alias `lng`, one of the two) or `lat` is missing, not a number or out of range (named in `fields`).",
   request: {
-    query: z.object({
-      lon: coordinateQuery(-180, 180, "Longitude, -180..180"),
-      lat: coordinateQuery(-90, 90, "Latitude, -90..90"),
-    }),
+    query: PointQuery,
   },
   responses: { 200: jsonResponse(ReverseAddressSchema, "The stored address or gazetteer place") },
 });
@@ -184,7 +171,7 @@ export const addressRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHo
     return c.json(address, 200);
   })
   .openapi(addressForLocation, async (c) => {
-    const { lon, lat } = c.req.valid("query");
+    const { lon, lat } = pointOfQuery(c.req.valid("query"));
     return c.json(await addressAt(c.env, c.get("db"), c.get("company").id, lon, lat), 200);
   })
   .openapi(searchAddress, async (c) => {

@@ -3,7 +3,7 @@ import { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import { validationHook } from "../errors";
-import { IdParam, ListQuery, apiRoute, envelope, jsonBody, jsonResponse } from "../openapi";
+import { IdParam, ListQuery, apiRoute, envelope, PointQuery, jsonBody, jsonResponse, pointOfQuery } from "../openapi";
 import { AreaGeometrySchema, PlzAreaIndexSchema, PlzAreaSchema, TourAreaPatchSchema, TourAreaSchema } from "../schemas/areas";
 import {
   type AreaCtx,
@@ -51,15 +51,6 @@ const listPlzAreaIndex = apiRoute({
   responses: { 200: jsonResponse(z.array(PlzAreaIndexSchema), "Every postal code with its area id") },
 });
 
-const coordinate = (name: string, limit: number) =>
-  z
-    .string()
-    .trim()
-    .min(1, `${name} is required`)
-    .transform(Number)
-    .pipe(z.number().finite().min(-limit).max(limit))
-    .openapi({ type: "number", description: `${name === "lat" ? "Latitude" : "Longitude"} (WGS84), -${limit}..${limit}` });
-
 const PointLookupSchema = z
   .object({
     success: z.boolean().openapi({ description: "Whether a postal-code area contains the point" }),
@@ -77,10 +68,10 @@ const areaForPoint = apiRoute({
   tags: ["Areas"],
   summary: "Postal-code area containing a point",
   description:
-    "`lat` and `lon` are required query parameters (dispatch-api.md lists them as body parameters; a GET carries them in the query). " +
+    "`lat` and `lon` (or its alias `lng`) are required query parameters (dispatch-api.md lists them as body parameters; a GET carries them in the query). " +
     "When no postal-code area contains the point the answer is still 200: `{success: false, plzarea_id: null, plz: null, geom: null, area_id: null}`. " +
     "Missing or out-of-range coordinates: 422.",
-  request: { query: z.object({ lat: coordinate("lat", 90), lon: coordinate("lon", 180) }) },
+  request: { query: PointQuery },
   responses: { 200: jsonResponse(PointLookupSchema, "The area, or success false") },
 });
 
@@ -157,7 +148,7 @@ export const areaRoutes = new OpenAPIHono<AppEnv>({ defaultHook: validationHook 
   .openapi(getPlzAreas, async (c) => c.json(await listPlzAreas(areaCtx(c), c.req.valid("query")), 200))
   .openapi(listPlzAreaIndex, async (c) => c.json(await plzAreaIndex(areaCtx(c)), 200))
   .openapi(areaForPoint, async (c) => {
-    const { lat, lon } = c.req.valid("query");
+    const { lat, lon } = pointOfQuery(c.req.valid("query"));
     return c.json(await postalAreaAt(areaCtx(c), lon, lat), 200);
   })
   .openapi(areaFromPlz, async (c) => c.json(await createTourAreaFromPlz(areaCtx(c), c.req.valid("json")), 200))
