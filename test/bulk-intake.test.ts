@@ -1,4 +1,8 @@
+import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { createDb } from "../src/core/db/client";
+import { runBulkIntake, takeBulk } from "../src/core/services/bulk-intake";
+import { loadCompany } from "../src/core/services/company-lookup";
 import { type TestCompany, createCompany, tomorrowAt, until } from "./helpers";
 
 const count = async (co: TestCompany, table: string) => (await co.d1.prepare(`SELECT count(*) AS n FROM ${table} WHERE company_id = ?`).bind(co.id).first<{ n: number }>())!.n;
@@ -107,5 +111,48 @@ describe("bulk intake: POST /delivery/bulk", () => {
     expect(done.final.status).toBe("failed");
     expect(JSON.stringify(done.import_deliveries.meta)).toContain("items.1.");
     expect(await count(co, "deliveries")).toBe(before);
+  });
+});
+
+describe("bulk intake in the background: a consumer cut off after the write", () => {
+  it("a redelivered job does not write the items again: the write and its mark are one transaction", async () => {
+    const co = await createCompany();
+    const db = createDb(env.DB);
+    const company = await loadCompany(db, co.id);
+    // The process is registered, its message held back: the test plays the consumer.
+    const quiet = { ...env, ROUTING_QUEUE: { send: async () => undefined, sendBatch: async () => undefined } } as unknown as typeof env;
+    // Without external ids: a second write would make two more deliveries.
+    const { lat: _lat, lng: _lng, external_id: _one, ...noCoordinate } = order(1);
+    const { external_id: _two, ...withCoordinate } = order(2);
+    const dispatcherId = (await co.d1.prepare("SELECT id FROM users WHERE company_id = ? AND usertype = 'dispatcher'").bind(co.id).first<{ id: number }>())!.id;
+    const taken = await takeBulk(quiet, db, company, dispatcherId, [noCoordinate, withCoordinate], false, `http://dispatch.test/${co.slug}/api`);
+    if (!("processId" in taken)) throw new Error("expected a background process");
+    const job = { processId: taken.processId, companyId: co.id, kind: "bulk" as const, apiBase: `http://dispatch.test/${co.slug}/api` };
+    // The isolate goes away between the write and the process record's update.
+    const cutOff = {
+      ...env,
+      COMPANY: {
+        getByName: (name: string) => {
+          const stub = env.COMPANY.getByName(name);
+          return new Proxy(stub, {
+            get: (target, key) =>
+              key === "updateProcess"
+                ? async (...args: Parameters<typeof stub.updateProcess>) => {
+                    if (args[1] === "import_deliveries" && args[2].status === "finished") throw new Error("isolate gone");
+                    return target.updateProcess(...args);
+                  }
+                : Reflect.get(target, key),
+          });
+        },
+      },
+    } as unknown as typeof env;
+    await expect(runBulkIntake(cutOff, db, job, "message-1")).rejects.toThrow("isolate gone");
+    expect(await count(co, "deliveries")).toBe(2);
+    // The queue delivers the message again (same message id: the claim resumes).
+    await runBulkIntake(env, db, job, "message-1");
+    expect(await count(co, "deliveries")).toBe(2);
+    const status = await co.api("GET", `/process/status/${taken.processId}`);
+    expect(status.body.final.status).toBe("finished");
+    expect(JSON.stringify(status.body.import_deliveries.meta)).toContain("written by an earlier attempt");
   });
 });
