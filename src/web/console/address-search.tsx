@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { type Api, errorText } from "../shared/api";
 import { addressLine, personName } from "../shared/format";
-import type { Address, ListEnvelope } from "../shared/types";
+import type { Address } from "../shared/types";
 
 const LIMIT = 8;
 const DEBOUNCE_MS = 200;
@@ -47,7 +47,7 @@ export function AddressSearch({ api, id, value, onChange, errorId }: Props) {
     const mine = ++seq.current;
     const timer = window.setTimeout(async () => {
       try {
-        const found = await api.get<ListEnvelope<Address>>("/searchaddress", { query, limit: LIMIT, citocode: true });
+        const found = await api.get("/searchaddress", { query: { query, limit: LIMIT, citocode: true } });
         if (mine !== seq.current) return; // an older answer arriving late
         setResults(found.objects);
         setActive(found.objects.length ? 0 : -1);

@@ -60,8 +60,8 @@ export function AreaLayer({ api, map, drivers }: { api: Api; map: { current: Dis
     let current = true;
     setError("");
     (async () => {
-      const tour = await api.list<TourArea>("/tourarea", { order_by: [{ field: "id", direction: "asc" }] });
-      const postal = tour.length ? await api.list<PlzArea>("/plzarea", { filters: [{ name: "area_id", op: "is_not_null" }], order_by: [{ field: "plz", direction: "asc" }] }) : [];
+      const tour = await api.list("/tourarea", { order_by: [{ field: "id", direction: "asc" }] });
+      const postal = tour.length ? await api.list("/plzarea", { filters: [{ name: "area_id", op: "is_not_null" }], order_by: [{ field: "plz", direction: "asc" }] }) : [];
       if (!current) return;
       setAreas(tour);
       map.current?.setOverlay(areaLayer(tour, postal));

@@ -4,7 +4,7 @@
  * the dispatcher picks written (that route is replaced by one with the new stop, as an update does).
  */
 import { useEffect, useState } from "preact/hooks";
-import type { DeliveryInsertion, InsertionCandidate } from "../../shared/contract/routing";
+import type { InsertionCandidate } from "../../shared/contract/routing";
 import { type Api, errorText } from "../shared/api";
 import { placeName, time } from "../shared/format";
 import type { Delivery } from "../shared/types";
@@ -22,7 +22,7 @@ export function BestTour({ api, delivery, onDone, onClose }: { api: Api; deliver
     setCandidates(null);
     setError("");
     api
-      .send<{ insertions: DeliveryInsertion[] }>("POST", "/calcroute/insert", { deliveryids: [delivery.id], dry_run: true })
+      .send("POST", "/calcroute/insert", { body: { deliveryids: [delivery.id], dry_run: true } })
       .then((r) => setCandidates(r.insertions[0].candidates))
       .catch((err) => setError(errorText(err)));
   }, [api, delivery.id]);
@@ -31,7 +31,7 @@ export function BestTour({ api, delivery, onDone, onClose }: { api: Api; deliver
     setBusy(true);
     setError("");
     try {
-      await api.send("POST", "/calcroute/insert", { deliveryids: [delivery.id], route_ids: [c.route_id] });
+      await api.send("POST", "/calcroute/insert", { body: { deliveryids: [delivery.id], route_ids: [c.route_id] } });
       onDone(`${placeName(delivery)} joined ${tourName(c)} as stop ${c.orderindex} (about ${time(c.tdt)}).`);
     } catch (err) {
       setError(errorText(err));

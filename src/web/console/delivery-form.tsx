@@ -93,7 +93,7 @@ export function DeliveryForm({ api, day, delivery, onDone, onCancel }: Props) {
     try {
       let target = address;
       if (creating) {
-        target = await api.send<Address>("POST", "/address", Object.fromEntries(Object.entries(fresh).filter(([, v]) => v.trim() !== "")));
+        target = await api.send("POST", "/address", { body: Object.fromEntries(Object.entries(fresh).filter(([, v]) => v.trim() !== "")) });
         // Stored: a second try (after a refusal of the delivery) must not store it again.
         setAddress(target);
         setCreating(false);
@@ -111,7 +111,7 @@ export function DeliveryForm({ api, day, delivery, onDone, onCancel }: Props) {
         notify_customer_email: notify ? byEmail : null,
         notify_customer_sms: notify ? bySms : null,
       };
-      const saved = delivery ? await api.send<Delivery>("PATCH", "/delivery", { id: delivery.id, ...body }) : await api.send<Delivery>("POST", "/delivery", body);
+      const saved = delivery ? await api.send("PATCH", "/delivery", { body: { id: delivery.id, ...body } }) : await api.send("POST", "/delivery", { body });
       onDone(saved);
     } catch (err) {
       refused(err);

@@ -21,14 +21,14 @@ export async function moveDelivery(api: Api, deliveryId: number, from: Route | n
   if (from?.id === to?.id) return;
   if (!from) {
     try {
-      await api.send<Route>("PATCH", `/calcroute/update/timewindow/${to!.id}`, { add_deliveryids: [deliveryId] });
+      await api.send("PATCH", "/calcroute/update/timewindow/{route_id}", { path: { route_id: to!.id }, body: { add_deliveryids: [deliveryId] } });
     } catch (err) {
       throw new MoveRefused(`${routeLabel(to!)} refused the delivery: ${reason(err)}. Nothing was moved.`);
     }
     return;
   }
   try {
-    await api.send("POST", "/calcroute/move", { delivery_id: deliveryId, from_route_id: from.id, to_route_id: to ? to.id : "open" });
+    await api.send("POST", "/calcroute/move", { body: { delivery_id: deliveryId, from_route_id: from.id, to_route_id: to ? to.id : "open" } });
   } catch (err) {
     const refusal = to ? `${routeLabel(to)} refused the delivery` : `${routeLabel(from)} cannot give the delivery away`;
     throw new MoveRefused(`${refusal}: ${reason(err)}. Nothing was moved: it stays on ${routeLabel(from)}.`);

@@ -88,12 +88,8 @@ function OptimiseForm({ api, day, ids, running, onStarted }: { api: Api; day: st
     e.preventDefault();
     setError("");
     try {
-      const res = await api.send<{ process_id: string }>(
-        "POST",
-        "/calcroute/optimized/timewindow",
-        { deliveryids: ids, start_time: zonedIso(day, start) },
-        { num_vehicles: vehicles, roundtrip },
-      );
+      const res = await api.send("POST", "/calcroute/optimized/timewindow", { body: { deliveryids: ids, start_time: zonedIso(day, start) }, query: { num_vehicles: vehicles, roundtrip } });
+      if (!("process_id" in res)) throw new Error("The service planned in the request instead of starting a process");
       onStarted(startedProcess(res.process_id, "optimisation"));
     } catch (err) {
       setError(errorText(err));

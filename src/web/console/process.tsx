@@ -77,8 +77,8 @@ export function routeCancelled(prev: ProcessView, routeId: number): ProcessView 
  * answer may predate it).
  */
 export async function withProcessRoutes(api: Api, view: ProcessView): Promise<(current: ProcessView) => ProcessView> {
-  const result = await api.get<{ objects?: { id: number; status: number }[] }>(`/process/status/${view.id}/final`, { response_data: "base" });
-  const routes = result.objects ?? [];
+  const result = await api.get("/process/status/{process_id}/{action}", { path: { process_id: view.id, action: "final" }, query: { response_data: "base" } });
+  const routes = ("objects" in result ? result.objects : undefined) ?? [];
   return ({ cancelledBefore = [], ...current }) =>
     routes
       .filter((r) => r.status === RouteStatus.cancelled || cancelledBefore.includes(r.id))
@@ -93,12 +93,12 @@ const withState = (view: ProcessView, state: ProcessState) =>
 
 /** After a reconnect: the process's records as they are now. */
 export async function resyncProcess(api: Api, view: ProcessView): Promise<ProcessView> {
-  return withState(view, await api.get<ProcessState>(`/process/status/${view.id}`));
+  return withState(view, (await api.get("/process/status/{process_id}", { path: { process_id: view.id } })) as ProcessState);
 }
 
 /** Cancels a running process; the view as the service answers it (stopped). */
 async function cancelProcess(api: Api, view: ProcessView): Promise<ProcessView> {
-  return withState(view, await api.send<ProcessState>("POST", `/process/cancel/${view.id}`));
+  return withState(view, (await api.send("POST", "/process/cancel/{process_id}", { path: { process_id: view.id } })) as ProcessState);
 }
 
 const TITLES: Record<ProcessView["kind"], string> = { optimisation: "Optimisation", upload: "Upload", replan: "Re-plan" };

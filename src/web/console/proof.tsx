@@ -41,7 +41,7 @@ function ProofRecord({ api, proof, canDelete, onDeleted }: { api: Api; proof: De
   const remove = async () => {
     if (!confirm("Delete this proof of delivery (photo, signature, recipient)? This is logged.")) return;
     try {
-      await api.send("DELETE", `/delivery/${proof.delivery_id}/proof/${proof.id}`);
+      await api.send("DELETE", "/delivery/{delivery_id}/proof/{proof_id}", { path: { delivery_id: proof.delivery_id, proof_id: proof.id } });
       onDeleted();
     } catch (err) {
       setError(errorText(err));
@@ -100,7 +100,7 @@ export function ProofDetails({ api, deliveryId, hint }: { api: Api; deliveryId: 
   const [proofs, setProofs] = useState<DeliveryProof[] | null>(null);
   const [error, setError] = useState("");
   const load = () =>
-    api.get<{ objects: DeliveryProof[] }>(`/delivery/${deliveryId}/proof`).then(
+    api.get("/delivery/{delivery_id}/proof", { path: { delivery_id: deliveryId } }).then(
       (env) => setProofs(env.objects),
       (err: unknown) => setError(errorText(err)),
     );

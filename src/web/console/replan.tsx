@@ -13,7 +13,7 @@ import type { Route } from "../shared/types";
 
 /** Starts a re-plan (the day's running routes, or the hand-over of one) and answers its process to follow. */
 export async function startReplan(api: Api, body: { handover_route_id?: number; route_ids?: number[] }): Promise<ProcessView> {
-  const res = await api.send<{ process_id: string }>("POST", "/calcroute/replan", body);
+  const res = await api.send("POST", "/calcroute/replan", { body });
   return startedProcess(res.process_id, "replan");
 }
 

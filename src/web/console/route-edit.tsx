@@ -53,7 +53,7 @@ export function RouteActions({ api, route, drivers, driverName, open, onChanged,
   const driverEditable = route.status <= RouteStatus.assigned;
   const assign = (e: Event) => {
     e.preventDefault();
-    void act(() => api.send("PATCH", `/route/${route.id}`, { driver_id: driver === "none" ? null : Number(driver) }));
+    void act(() => api.send("PATCH", "/route/{route_id}", { path: { route_id: route.id }, body: { driver_id: driver === "none" ? null : Number(driver) } }));
   };
   return (
     <div class="route-actions">
@@ -82,7 +82,7 @@ export function RouteActions({ api, route, drivers, driverName, open, onChanged,
       {confirming === "cancel" && (
         <p class="confirm" role="group" aria-label="Confirm cancelling the route">
           Cancel this route? Its open deliveries go back to the list.{" "}
-          <button type="button" disabled={busy} onClick={() => act(() => api.send("POST", `/cancelroute/${route.id}`))}>
+          <button type="button" disabled={busy} onClick={() => act(() => api.send("POST", "/cancelroute/{route_id}", { path: { route_id: route.id } }))}>
             Yes, cancel route
           </button>{" "}
           <button type="button" class="secondary" onClick={() => setConfirming(null)}>
@@ -143,7 +143,7 @@ function StopChanges({
   const update = (e: Event) => {
     e.preventDefault();
     void act(async () => {
-      const replacement = await api.send<Route>("PATCH", `/calcroute/update/timewindow/${route.id}`, { add_deliveryids: addIds, del_deliveryids: delIds });
+      const replacement = await api.send("PATCH", "/calcroute/update/timewindow/{route_id}", { path: { route_id: route.id }, body: { add_deliveryids: addIds, del_deliveryids: delIds } });
       setAdd(new Set());
       setDel(new Set());
       onReplaced(replacement.id);

@@ -34,7 +34,9 @@ export function Upload({ api, process, onProcess }: { api: Api; process: Process
   useEffect(() => {
     setSkipped([]);
     if (!process || !imported) return;
-    api.get<{ vague_addresses: Skipped[] }>(`/process/status/${process.id}/import_deliveries`).then((r) => setSkipped(r.vague_addresses), () => undefined);
+    api
+      .get("/process/status/{process_id}/{action}", { path: { process_id: process.id, action: "import_deliveries" } })
+      .then((r) => setSkipped("vague_addresses" in r ? (r.vague_addresses as Skipped[]) : []), () => undefined);
   }, [api, process?.id, imported]);
 
   const submit = async (e: Event) => {
@@ -45,7 +47,7 @@ export function Upload({ api, process, onProcess }: { api: Api; process: Process
     try {
       const form = new FormData();
       form.append("file[]", file, file.name);
-      const res = await api.send<{ process_id: string }>("POST", "/upload/onestep", form, { num_vehicles: vehicles || undefined, cancelroutes: cancelRoutes || undefined });
+      const res = await api.send("POST", "/upload/onestep", { body: form, query: { num_vehicles: vehicles ? Number(vehicles) : undefined, cancelroutes: cancelRoutes || undefined } });
       onProcess(startedProcess(res.process_id, "upload"));
     } catch (err) {
       setError(errorText(err));

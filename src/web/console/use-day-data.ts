@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef, useState } from "preact/hooks";
 import { DeliveryStatus, RouteStatus, type RouteStatusId } from "../../shared/contract/states";
 import type { Api } from "../shared/api";
 import { loadCompanyTimeZone } from "../shared/format";
-import type { Address, Delivery, Driver, Point, Route, RouteMetadata } from "../shared/types";
+import type { Address, Delivery, Driver, Point, Route } from "../shared/types";
 import type { LngLat } from "./map";
 
 /** The route states the console lists (and filters by). */
@@ -35,11 +35,11 @@ export function useDayData(api: Api) {
     try {
       const q = { filters: [{ name: "status", op: "in", val: SHOWN_ROUTE_STATUSES }], order_by: [{ field: "id", direction: "asc" }] };
       const [rs, metas, ds, drv, pos] = await Promise.all([
-        api.list<Route>("/route", q),
-        api.list<RouteMetadata>("/routemetadata", q, { routestring: true }),
-        api.list<Delivery>("/delivery", { filters: [{ name: "status", op: "in", val: OPEN_DELIVERY_STATUSES }], order_by: [{ field: "pdt_from", direction: "asc" }] }),
-        api.list<Driver>("/driver", {}),
-        api.list<{ driver_id: number; position: Point; timestamp: string }>("/driverposition", {}),
+        api.list("/route", q),
+        api.list("/routemetadata", q, { routestring: true }),
+        api.list("/delivery", { filters: [{ name: "status", op: "in", val: OPEN_DELIVERY_STATUSES }], order_by: [{ field: "pdt_from", direction: "asc" }] }),
+        api.list("/driver", {}),
+        api.list("/driverposition", {}),
       ]);
       setRoutes(rs);
       // The line's positions are [longitude, latitude] pairs.
@@ -71,7 +71,7 @@ export function useDayData(api: Api) {
   useEffect(() => {
     // Times follow the company's zone: refresh once it is known.
     loadCompanyTimeZone(api).then(() => void refresh(), () => void refresh());
-    api.get<Address>("/companyaddress").then(setDepot, () => setDepot(null));
+    api.get("/companyaddress").then(setDepot, () => setDepot(null));
   }, [api, refresh]);
 
   return { routes, lines, open, drivers, positions, depot, error, refresh, scheduleRefresh, movePosition };

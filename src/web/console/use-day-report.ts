@@ -22,7 +22,8 @@ export function useDayReport(api: Api, day: string) {
   const load = useCallback(async () => {
     setBusy(true);
     try {
-      setReport(await api.get<DayReport>("/report/day", { ...query, stops: true }));
+      // The shared contract type: stop_details are there, asked for with `stops`.
+      setReport((await api.get("/report/day", { query: { ...query, stops: true } })) as DayReport);
       setError("");
     } catch (err) {
       setError(errorText(err));

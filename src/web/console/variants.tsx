@@ -37,7 +37,7 @@ export function Variants({ api, ids, onCreated }: { api: Api; ids: number[]; onC
     setDone("");
     setBusy("Computing variants…");
     try {
-      const res = await api.send<{ mainvariant: Variant[]; variants: Variant[] }>("POST", "/routingvariants", { deliveryids: ids });
+      const res = await api.send("POST", "/routingvariants", { body: { deliveryids: ids } });
       setVariants([...res.mainvariant, ...res.variants]);
     } catch (err) {
       setError(errorText(err));
@@ -52,7 +52,7 @@ export function Variants({ api, ids, onCreated }: { api: Api; ids: number[]; onC
     try {
       for (const [i, sequence] of v.sequences.entries()) {
         setBusy(`Creating tour ${i + 1} of ${v.sequences.length}…`);
-        await api.send("POST", "/calcroute/optimized/timewindow", { deliveryids: sequence, fix_order: true }, { async: false, num_vehicles: 1 });
+        await api.send("POST", "/calcroute/optimized/timewindow", { body: { deliveryids: sequence, fix_order: true }, query: { async: false, num_vehicles: 1 } });
         made++;
       }
       setDone(`Created ${made} ${made === 1 ? "tour" : "tours"} of "${TITLE[v.name]}".`);

@@ -15,7 +15,7 @@ import { LiveSocket, type LiveState } from "../shared/live";
 import { ConnectionBadge } from "../shared/shell";
 import { addressLine, loadCompanyTimeZone, placeName, span, time, windowsText } from "../shared/format";
 import { heldWindow } from "../../shared/contract/delivery-window";
-import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, type Driver, type Point, ROUTE_STATUS_LABEL, type Route } from "../shared/types";
+import { DELIVERY_STATUS_LABEL, DELIVERY_STATUS_SYMBOL, type Delivery, type Point, ROUTE_STATUS_LABEL, type Route } from "../shared/types";
 import type { LiveMessage } from "../../shared/contract/live";
 import { DeliveryStatus, RouteStatus } from "../../shared/contract/states";
 import { SkillTags } from "../shared/skills";
@@ -41,7 +41,7 @@ function usePositionSharing(api: Api, active: boolean) {
     const batch = buffer.current.slice(0, BATCH);
     if (!batch.length) return;
     try {
-      await api.send("POST", "/drivertracking", batch);
+      await api.send("POST", "/drivertracking", { body: batch });
       buffer.current = buffer.current.slice(batch.length);
     } catch {
       // Offline or refused: keep the positions and try again later.
@@ -102,7 +102,7 @@ function Activation({ api, onActivated }: { api: Api; onActivated: () => void })
   const submit = async (e: Event) => {
     e.preventDefault();
     try {
-      await api.send("POST", "/activatedriver", { code: code.trim(), imei: deviceId() });
+      await api.send("POST", "/activatedriver", { body: { code: code.trim(), imei: deviceId() } });
       onActivated();
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
@@ -142,13 +142,13 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
 
   const refresh = useCallback(async () => {
     try {
-      const ref = await api.get<{ route_id: number; status: number }>(`/currentdriverroute/${driverId}`).catch((err: unknown) => {
+      const ref = await api.get("/currentdriverroute/{driver_id}", { path: { driver_id: driverId } }).catch((err: unknown) => {
         if (err instanceof ApiError && err.status === 404) return null;
         throw err;
       });
       // A route just finished stays on screen (with its summary) until the next one arrives.
       const id = ref?.route_id ?? shown.current;
-      const next = id ? await api.get<Route>(`/route/${id}`) : null;
+      const next = id ? await api.get("/route/{route_id}", { path: { route_id: id } }) : null;
       const keep = next && (ref || next.status === RouteStatus.finished) ? next : null;
       const before = shownRoute.current;
       if (before && keep && keep.id !== before.id && keep.replaces === before.id) setChange(routeChange(before, keep));
@@ -166,7 +166,7 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
 
   useEffect(() => {
     // Unreadable: show the route view, whose own calls report what is wrong.
-    api.get<Driver>(`/driver/${driverId}`).then((d) => setActive(d.active), () => undefined);
+    api.get("/driver/{driver_id}", { path: { driver_id: driverId } }).then((d) => setActive(d.active), () => undefined);
   }, [api, driverId]);
 
   useEffect(() => {
@@ -234,7 +234,7 @@ export function DriverApp({ api, driverId, logout }: { api: Api; driverId: numbe
       setBusy(false);
     }
   };
-  const setStatus = (status: number) => act(() => api.send("POST", `/setroutestatus/${route!.id}`, { status }));
+  const setStatus = (status: number) => act(() => api.send("POST", "/setroutestatus/{route_id}", { path: { route_id: route!.id }, body: { status } }));
 
   const next = route?.deliveries.find((d) => d.status === DeliveryStatus.routed) ?? null;
 

@@ -77,18 +77,22 @@ export async function flushReports(api: Api): Promise<{ sent: number; refused: s
         const form = new FormData();
         if (r.photo) form.append("photo", r.photo, "photo.jpg");
         if (r.signature) form.append("signature", r.signature, "signature.png");
-        await api.send("POST", `/delivery/${r.deliveryId}/proof`, form, undefined, { idempotencyKey: `${r.key}-proof` });
+        await api.send("POST", "/delivery/{delivery_id}/proof", { path: { delivery_id: r.deliveryId }, body: form, idempotencyKey: `${r.key}-proof` });
         await keepReport({ ...r, imagesSent: true });
       }
-      await api.send("POST", `/deliverydone/${r.deliveryId}`, {
-        status: r.status,
-        drivernotes: r.drivernotes || undefined,
-        recipient: r.recipient || undefined,
-        scancode: r.scancode || undefined,
-        // The interface's GeoJSON point, accuracy beside it (kept in the queue as the phone gave it).
-        position: r.position && { type: "Point", coordinates: [r.position.lng, r.position.lat], accuracy: r.position.accuracy },
-        reported_at: r.reported_at,
-      }, undefined, { idempotencyKey: `${r.key}-report` });
+      await api.send("POST", "/deliverydone/{delivery_id}", {
+        path: { delivery_id: r.deliveryId },
+        idempotencyKey: `${r.key}-report`,
+        body: {
+          status: r.status,
+          drivernotes: r.drivernotes || undefined,
+          recipient: r.recipient || undefined,
+          scancode: r.scancode || undefined,
+          // The interface's GeoJSON point, accuracy beside it (kept in the queue as the phone gave it).
+          position: r.position && { type: "Point", coordinates: [r.position.lng, r.position.lat], accuracy: r.position.accuracy },
+          reported_at: r.reported_at,
+        },
+      });
       await dropReport(r.key);
       sent++;
     } catch (err) {

@@ -4,6 +4,7 @@
  * module the worker uses too (src/shared/wall-clock.ts).
  */
 import { dayAt, dayBounds, instantOf } from "../../shared/wall-clock";
+import type { Api } from "./api";
 
 let zone = "Europe/Berlin";
 let timeFmt = new Intl.DateTimeFormat("de-DE", { timeZone: zone, hour: "2-digit", minute: "2-digit" });
@@ -19,8 +20,8 @@ export function setTimeZone(timeZone: string) {
 }
 
 /** Loads the company's zone (the page refreshes afterwards). */
-export async function loadCompanyTimeZone(api: { get<T>(path: string): Promise<T> }): Promise<void> {
-  const company = await api.get<{ objects: { timezone?: string }[] }>("/company");
+export async function loadCompanyTimeZone(api: Api): Promise<void> {
+  const company = await api.get("/company");
   const timeZone = company.objects[0]?.timezone;
   if (timeZone) setTimeZone(timeZone);
 }

@@ -36,7 +36,7 @@ export class LiveSocket {
     this.onState("connecting");
     let ticket: WsTicket;
     try {
-      ticket = await this.api.send<WsTicket>("POST", "/ws/ticket");
+      ticket = await this.api.send("POST", "/ws/ticket");
     } catch (err) {
       if (this.stopped) return;
       this.onState("offline");

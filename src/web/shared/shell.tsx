@@ -5,7 +5,7 @@
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { type Api, SessionExpired, createApi, login } from "./api";
+import { type Api, createApi, login } from "./api";
 import { type Session, decodeToken, loadSession, saveSession, slug } from "./session";
 
 interface ShellProps {
@@ -28,20 +28,7 @@ export function Shell({ app, title, roles, children }: ShellProps) {
 
   const api = useMemo<Api | null>(() => {
     if (!session) return null;
-    const inner = createApi(session.token);
-    const guard = <T,>(p: Promise<T>) =>
-      p.catch((err: unknown) => {
-        if (err instanceof SessionExpired) setExpired(true);
-        throw err;
-      });
-    return {
-      token: inner.token,
-      get: (...a) => guard(inner.get(...a)),
-      send: (...a) => guard(inner.send(...a)),
-      list: (...a) => guard(inner.list(...a)),
-      download: (...a) => guard(inner.download(...a)),
-      downloadLink: (...a) => guard(inner.downloadLink(...a)),
-    };
+    return createApi(session.token, () => setExpired(true));
   }, [session]);
 
   const loggedIn = (s: Session) => {
